@@ -1,0 +1,60 @@
+"""The rules of Gift of Tulips (shared/RULES.md) as a pure, deterministic
+state machine: no I/O, no clock, no global randomness.
+
+Start with :meth:`Match.new`, ask :meth:`Match.legal_actions`, play with
+:meth:`Match.apply`, and let :func:`observe` and :func:`project_event` decide
+what each seat may see.
+"""
+
+from __future__ import annotations
+
+from .actions import Action, ActionKind, TurnAction
+from .cards import COLOURS, VALUES, Card, Colour, all_cards
+from .errors import (
+    ActionAlreadyUsed,
+    EngineError,
+    GameOver,
+    IllegalAction,
+    NotYourTurn,
+    UnknownSeat,
+)
+from .events import Event
+from .match import Match, Phase, SecretCard
+from .observation import Observation, SeatView, observe, project_event
+from .ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset, ruleset_from_mapping
+from .scoring import FinalScoring, MajorityPlace, MajorityResult, PlayerScore, TieBreak
+
+__all__ = [
+    "COLOURS",
+    "DEFAULT_RULESET",
+    "VALUES",
+    "Action",
+    "ActionAlreadyUsed",
+    "ActionKind",
+    "Card",
+    "Colour",
+    "EngineError",
+    "Event",
+    "FinalScoring",
+    "GameOver",
+    "IllegalAction",
+    "MajorityPlace",
+    "MajorityResult",
+    "Match",
+    "NotYourTurn",
+    "Observation",
+    "Phase",
+    "PlayerScore",
+    "Ruleset",
+    "RulesetError",
+    "SeatView",
+    "SecretCard",
+    "TieBreak",
+    "TurnAction",
+    "UnknownSeat",
+    "all_cards",
+    "load_ruleset",
+    "observe",
+    "project_event",
+    "ruleset_from_mapping",
+]

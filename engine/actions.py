@@ -1,0 +1,113 @@
+"""What a seat can do: the opening choice (R11) and the three actions of a
+turn (R13–R16), the last of which comes in two forms.
+
+Actions are immutable and interned: :meth:`Action.keep` and friends return
+shared instances, so legal-action lists cost no allocation.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .cards import Card
+
+__all__ = ["Action", "ActionKind", "TurnAction"]
+
+
+class ActionKind(enum.Enum):
+    """The spelling of each action, shared with the wire protocol."""
+
+    KEEP = "keep"
+    GIVE = "give"
+    ADD_FACE_UP = "add_face_up"
+    ADD_SECRET = "add_secret"
+    OPENING = "opening"
+
+    __hash__ = object.__hash__  # singletons: see Colour.__hash__
+
+
+class TurnAction(enum.Enum):
+    """The three actions of R13; both forms of adding are the one ADD (R16)."""
+
+    KEEP = "keep"
+    GIVE = "give"
+    ADD = "add"
+
+    __hash__ = object.__hash__  # singletons: see Colour.__hash__
+
+
+_TURN_ACTION = {
+    ActionKind.KEEP: TurnAction.KEEP,
+    ActionKind.GIVE: TurnAction.GIVE,
+    ActionKind.ADD_FACE_UP: TurnAction.ADD,
+    ActionKind.ADD_SECRET: TurnAction.ADD,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One proposal of a seat. Build it with the class methods."""
+
+    kind: ActionKind
+    #: The receiver, for GIVE.
+    to_seat: int | None = None
+    #: The card that goes face down, for the opening choice.
+    secret: Card | None = None
+    #: Which of the three turn actions this uses (R13, R16); None for the opening.
+    turn_action: TurnAction | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "turn_action", _TURN_ACTION.get(self.kind))
+        if not isinstance(self.kind, ActionKind):
+            raise TypeError(f"kind must be an ActionKind, got {self.kind!r}")
+        if (self.kind is ActionKind.GIVE) != (self.to_seat is not None):
+            raise ValueError("to_seat is given with GIVE and only with GIVE")
+        if (self.kind is ActionKind.OPENING) != (self.secret is not None):
+            raise ValueError("secret is given with the opening choice and only with it")
+        if self.to_seat is not None and (
+            isinstance(self.to_seat, bool) or not isinstance(self.to_seat, int)
+        ):
+            raise TypeError(f"to_seat must be an int, got {self.to_seat!r}")
+        if self.secret is not None and not isinstance(self.secret, Card):
+            raise TypeError(f"secret must be a Card, got {self.secret!r}")
+
+    @classmethod
+    def keep(cls) -> Action:
+        """KEEP the drawn card (R14)."""
+        return _KEEP
+
+    @classmethod
+    def give(cls, to_seat: int) -> Action:
+        """GIVE the drawn card to another seat (R15)."""
+        if 0 <= to_seat < len(_GIVE):
+            return _GIVE[to_seat]
+        return cls(ActionKind.GIVE, to_seat=to_seat)
+
+    @classmethod
+    def add_face_up(cls) -> Action:
+        """ADD the drawn card face up to the festival (R16)."""
+        return _ADD_FACE_UP
+
+    @classmethod
+    def add_secret(cls) -> Action:
+        """ADD the drawn card face down to the secret festival (R16)."""
+        return _ADD_SECRET
+
+    @classmethod
+    def opening(cls, secret: Card) -> Action:
+        """The opening choice: which of the two dealt cards goes face down (R11)."""
+        return cls(ActionKind.OPENING, secret=secret)
+
+    def __str__(self) -> str:
+        if self.kind is ActionKind.GIVE:
+            return f"give to seat {self.to_seat}"
+        if self.kind is ActionKind.OPENING:
+            return f"opening: {self.secret} to the secret festival"
+        return str(self.kind.value).replace("_", " ")
+
+
+_KEEP = Action(ActionKind.KEEP)
+_ADD_FACE_UP = Action(ActionKind.ADD_FACE_UP)
+_ADD_SECRET = Action(ActionKind.ADD_SECRET)
+_GIVE = tuple(Action(ActionKind.GIVE, to_seat=seat) for seat in range(6))

@@ -1,0 +1,534 @@
+"""The match: a deterministic state machine of one game (R4–R23).
+
+Invariants:
+
+* Every random choice comes from ``self._rng``, a ``random.Random(seed)``;
+  ``(ruleset, players, seed, first_seat, actions)`` rebuilds a match exactly.
+* Every card is in exactly one place: the deck, the removed pile, the
+  festival, the secret festival, an opening hand, the drawn card, or a bouquet.
+* :meth:`Match.apply` is the only way to change a match after setup. It checks
+  legality in :meth:`Match.refusal` first and, on refusal, raises without
+  touching anything.
+* The deck's top card is the *last* element of ``self._deck``.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._fastinit import fast_init
+from .actions import Action, ActionKind, TurnAction
+from .cards import COLOURS, Card, Colour, all_cards
+from .errors import ActionAlreadyUsed, GameOver, IllegalAction, NotYourTurn, UnknownSeat
+from .events import (
+    CardAddedFaceUp,
+    CardAddedSecret,
+    CardDrawn,
+    CardGiven,
+    CardKept,
+    CardsDealt,
+    Event,
+    FestivalStarted,
+    MatchEnded,
+    OpeningChosen,
+    OpeningRevealed,
+    SecretRevealed,
+    TurnStarted,
+)
+from .ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, RulesetError
+from .scoring import FinalScoring, final_scoring
+
+__all__ = ["Match", "Phase", "SecretCard"]
+
+UNRANKED = 3  # R7: an unranked colour scores as 4th for keeping and giving
+
+
+class Phase(enum.Enum):
+    """Who must act: every seat at once, the active seat, or nobody."""
+
+    OPENING = "opening"  #: R11: every seat chooses at the same time
+    TURN = "turn"  #: R13: the active seat resolves its drawn card
+    OVER = "over"  #: R18: the game has ended
+
+    __hash__ = object.__hash__  # singletons: see Colour.__hash__
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class SecretCard:
+    """A card in the secret festival and the seat that put it there (R9)."""
+
+    owner: int
+    card: Card
+
+
+_SIMPLE = {
+    ActionKind.KEEP: Action.keep(),
+    ActionKind.ADD_FACE_UP: Action.add_face_up(),
+    ActionKind.ADD_SECRET: Action.add_secret(),
+}
+
+# R13/R16: which kinds of action the second card may still use.
+_TURN_KINDS: dict[TurnAction | None, tuple[ActionKind, ...]] = {
+    None: (ActionKind.KEEP, ActionKind.GIVE, ActionKind.ADD_FACE_UP, ActionKind.ADD_SECRET),
+    TurnAction.KEEP: (ActionKind.GIVE, ActionKind.ADD_FACE_UP, ActionKind.ADD_SECRET),
+    TurnAction.GIVE: (ActionKind.KEEP, ActionKind.ADD_FACE_UP, ActionKind.ADD_SECRET),
+    TurnAction.ADD: (ActionKind.KEEP, ActionKind.GIVE),
+}
+_TURN_KIND_SETS = {used: frozenset(kinds) for used, kinds in _TURN_KINDS.items()}
+
+
+def _turn_actions(used: TurnAction | None, seat: int, players: int) -> tuple[Action, ...]:
+    built: list[Action] = []
+    for kind in _TURN_KINDS[used]:
+        if kind is ActionKind.GIVE:
+            built.extend(Action.give(other) for other in range(players) if other != seat)
+        else:
+            built.append(_SIMPLE[kind])
+    return tuple(built)
+
+
+#: The legal actions of a turn, by player count, then by the first card's action, then by seat.
+_LEGAL: dict[int, dict[TurnAction | None, tuple[tuple[Action, ...], ...]]] = {
+    players: {
+        used: tuple(_turn_actions(used, seat, players) for seat in range(players))
+        for used in _TURN_KINDS
+    }
+    for players in PLAYER_COUNTS
+}
+
+
+class Match:
+    """One game of Gift of Tulips for 2 to 6 seats, numbered from 0."""
+
+    __slots__ = (
+        "_active",
+        "_bouquets",
+        "_deck",
+        "_drawn",
+        "_festival",
+        "_giving",
+        "_hands",
+        "_history",
+        "_keeping",
+        "_legal",
+        "_legal_table",
+        "_openings",
+        "_phase",
+        "_rank",
+        "_ranking",
+        "_removed",
+        "_revealed",
+        "_rng",
+        "_scoring",
+        "_secret",
+        "_setup_events",
+        "_totals",
+        "_turn",
+        "_used",
+        "first_seat",
+        "players",
+        "ruleset",
+        "seed",
+    )
+
+    # -- construction ---------------------------------------------------------------
+
+    def __init__(self, ruleset: Ruleset, players: int, seed: int, first_seat: int) -> None:
+        """Use :meth:`new` or :meth:`from_deal`; this sets up an empty table."""
+        ruleset.check_players(players)
+        if not 0 <= first_seat < players:
+            raise RulesetError("first_seat", f"must be a seat from 0 to {players - 1}")
+        self.ruleset = ruleset
+        self.players = players
+        self.seed = seed
+        self.first_seat = first_seat
+        self._rng = random.Random(seed)
+        self._phase = Phase.OPENING
+        self._deck: list[Card] = []
+        self._removed: list[Card] = []
+        self._festival: list[Card] = []
+        self._totals: dict[Colour, int] = dict.fromkeys(COLOURS, 0)
+        self._ranking: list[Colour] = []
+        self._rank: dict[Colour, int] = dict.fromkeys(COLOURS, UNRANKED)
+        self._secret: list[SecretCard] = []
+        self._bouquets: list[list[Card]] = [[] for _ in range(players)]
+        self._keeping = [0] * players
+        self._giving = [0] * players
+        self._hands: list[tuple[Card, ...] | None] = [None] * players
+        self._openings: list[Action | None] = [None] * players
+        self._active = first_seat
+        self._turn = 0
+        self._drawn: Card | None = None
+        self._used: TurnAction | None = None
+        self._legal: tuple[Action, ...] = ()
+        self._legal_table = _LEGAL[players]
+        self._revealed: list[Card] = []
+        self._scoring: FinalScoring | None = None
+        self._history: list[tuple[int, Action]] = []
+        self._setup_events: tuple[Event, ...] = ()
+
+    @classmethod
+    def new(
+        cls,
+        players: int,
+        seed: int,
+        ruleset: Ruleset = DEFAULT_RULESET,
+        first_seat: int | None = None,
+    ) -> Match:
+        """Shuffle, remove, lay the festival and deal, all from ``seed`` (R4, R10–R12).
+
+        ``first_seat`` is the host's pick of the first player; ``None`` lets
+        chance decide (R12).
+        """
+        ruleset.check_players(players)
+        rng = random.Random(seed)
+        deck = [card for card in all_cards() for _ in range(ruleset.copies_for(players))]
+        rng.shuffle(deck)
+        removed = [deck.pop() for _ in range(ruleset.removed[players])]  # R4
+        first = deck.pop()  # R10: turn over until two colours have appeared
+        turned: list[Card] = []
+        second = deck.pop()
+        while second.colour is first.colour:
+            turned.append(second)
+            second = deck.pop()
+        deck.extend(turned)
+        rng.shuffle(deck)
+        hands = [(deck.pop(), deck.pop()) for _ in range(players)]
+        if first_seat is None:
+            first_seat = rng.randrange(players)
+        match = cls(ruleset, players, seed, first_seat)
+        match._rng = rng
+        match._lay_table(deck, removed, (first, second), hands)
+        return match
+
+    @classmethod
+    def from_deal(
+        cls,
+        players: int,
+        *,
+        deck: Sequence[Card],
+        festival: Sequence[Card],
+        hands: Sequence[Sequence[Card]],
+        removed: Sequence[Card] = (),
+        first_seat: int = 0,
+        seed: int = 0,
+        ruleset: Ruleset = DEFAULT_RULESET,
+    ) -> Match:
+        """A match from a deal a caller chooses, for tests and worked examples.
+
+        ``deck`` lists the cards to be drawn, first drawn first; ``festival``
+        the two starting cards in the order they were turned over. ``seed``
+        then only drives the end-of-game reveal (R19).
+        """
+        match = cls(ruleset, players, seed, first_seat)
+        if len(festival) != 2 or festival[0].colour is festival[1].colour:
+            raise RulesetError("festival", "needs two cards of different colours (R10)")
+        if len(hands) != players or any(len(hand) != HAND_SIZE for hand in hands):
+            raise RulesetError("hands", f"needs {HAND_SIZE} cards for each of {players} seats")
+        if not deck:
+            raise RulesetError("deck", "needs at least one card to draw")
+        cards = [*deck, *festival, *removed, *(card for hand in hands for card in hand)]
+        limit = ruleset.copies_for(players)
+        for card in set(cards):
+            if cards.count(card) > limit:
+                raise RulesetError("deck", f"more than {limit} copies of {card}")
+        match._lay_table(
+            list(reversed(deck)),
+            list(removed),
+            (festival[0], festival[1]),
+            [tuple(hand) for hand in hands],
+        )
+        return match
+
+    def _lay_table(
+        self,
+        deck: list[Card],
+        removed: list[Card],
+        festival: tuple[Card, Card],
+        hands: Sequence[tuple[Card, ...]],
+    ) -> None:
+        self._deck = deck
+        self._removed = removed
+        first, second = festival
+        # R10: the higher value ranks 1st; on equal value the first turned over.
+        order = (second, first) if second.value > first.value else (first, second)
+        for card in order:
+            self._festival.append(card)
+            self._totals[card.colour] += card.value
+            self._rank[card.colour] = len(self._ranking)
+            self._ranking.append(card.colour)
+        self._hands = list(hands)
+        events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
+        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(hands))
+        self._setup_events = tuple(events)
+
+    def clone(self) -> Match:
+        """An independent copy, random generator included."""
+        other = Match.__new__(Match)
+        other.ruleset = self.ruleset
+        other.players = self.players
+        other.seed = self.seed
+        other.first_seat = self.first_seat
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other._phase = self._phase
+        other._deck = self._deck.copy()
+        other._removed = self._removed.copy()
+        other._festival = self._festival.copy()
+        other._totals = self._totals.copy()
+        other._ranking = self._ranking.copy()
+        other._rank = self._rank.copy()
+        other._secret = self._secret.copy()
+        other._bouquets = [b.copy() for b in self._bouquets]
+        other._keeping = self._keeping.copy()
+        other._giving = self._giving.copy()
+        other._hands = self._hands.copy()
+        other._openings = self._openings.copy()
+        other._active = self._active
+        other._turn = self._turn
+        other._drawn = self._drawn
+        other._used = self._used
+        other._legal = self._legal
+        other._legal_table = self._legal_table
+        other._revealed = self._revealed.copy()
+        other._scoring = self._scoring
+        other._history = self._history.copy()
+        other._setup_events = self._setup_events
+        return other
+
+    # -- reading the state (public parts; the observation module reads the rest) ------
+
+    @property
+    def phase(self) -> Phase:
+        """The current phase."""
+        return self._phase
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that must act now: every undecided seat during the opening,
+        the active seat during a turn, nobody once the game is over."""
+        if self._phase is Phase.TURN:
+            return (self._active,)
+        if self._phase is Phase.OPENING:
+            return tuple(s for s, hand in enumerate(self._hands) if hand is not None)
+        return ()
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended (R18)."""
+        return self._phase is Phase.OVER
+
+    @property
+    def scoring(self) -> FinalScoring | None:
+        """The final scoring once the game is over."""
+        return self._scoring
+
+    @property
+    def history(self) -> tuple[tuple[int, Action], ...]:
+        """Every accepted ``(seat, action)``, in order."""
+        return tuple(self._history)
+
+    @property
+    def setup_events(self) -> tuple[Event, ...]:
+        """The events of the setup (R10–R11), complete (project before sending)."""
+        return self._setup_events
+
+    def rank_of(self, colour: Colour) -> int | None:
+        """0 for 1st … 3 for 4th, or None while the colour is unranked (R7)."""
+        return self._ranking.index(colour) if colour in self._ranking else None
+
+    # -- legality ---------------------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Everything ``seat`` may do now; empty if it need not act."""
+        if self._phase is Phase.TURN:
+            return self._legal if seat == self._active else ()
+        if self._phase is Phase.OPENING and 0 <= seat < self.players:
+            hand = self._hands[seat]
+            if hand is not None:
+                return tuple(Action.opening(card) for card in dict.fromkeys(hand))
+        return ()
+
+    def refusal(self, seat: int, action: Action) -> IllegalAction | None:
+        """Why ``seat`` may not play ``action`` now, or None if it may."""
+        if (
+            self._phase is Phase.TURN
+            and seat == self._active
+            and type(seat) is int
+            and type(action) is Action
+            and action.kind in _TURN_KIND_SETS[self._used]
+        ):  # the common case, checked first and fast
+            to = action.to_seat
+            if to is None or (type(to) is int and to != seat and 0 <= to < self.players):
+                return None
+        return self._full_refusal(seat, action)
+
+    def _full_refusal(self, seat: int, action: Action) -> IllegalAction | None:
+        if not isinstance(action, Action):
+            return IllegalAction(seat, action, "not an action")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")
+        phase = self._phase
+        if phase is Phase.OVER:
+            return GameOver(seat, action, "the game is over")
+        if phase is Phase.OPENING:
+            if action.kind is not ActionKind.OPENING:
+                return IllegalAction(
+                    seat, action, "every seat first makes its opening choice (R11)"
+                )
+            hand = self._hands[seat]
+            if hand is None:
+                return IllegalAction(seat, action, "the opening choice is already made")
+            if action.secret not in hand:
+                cards = " and ".join(map(str, hand))
+                return IllegalAction(seat, action, f"the two cards dealt are {cards}")
+            return None
+        if seat != self._active:
+            return NotYourTurn(seat, action, f"it is seat {self._active}'s turn")
+        if action.kind is ActionKind.OPENING:
+            return IllegalAction(seat, action, "the opening choice is over")
+        if action.turn_action is self._used:
+            assert self._used is not None
+            return ActionAlreadyUsed(
+                seat, action, f"this turn's first card already used {self._used.value} (R13)"
+            )
+        if action.kind is ActionKind.GIVE:
+            to = action.to_seat
+            if isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < self.players:
+                return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")
+            if to == seat:
+                return IllegalAction(seat, action, "a card is given to another player (R15)")
+        return IllegalAction(seat, action, "not a legal action now")  # pragma: no cover
+
+    # -- playing ----------------------------------------------------------------------
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Play ``action`` for ``seat`` and return the events it caused, complete.
+
+        Raises an :class:`~engine.errors.IllegalAction` and changes nothing if
+        the rules do not allow it.
+        """
+        refusal = self.refusal(seat, action)
+        if refusal is not None:
+            raise refusal
+        self._history.append((seat, action))
+        if self._phase is Phase.OPENING:
+            assert action.secret is not None
+            return self._apply_opening(seat, action.secret)
+        return self._apply_turn(seat, action)
+
+    def _apply_opening(self, seat: int, secret: Card) -> list[Event]:
+        hand = self._hands[seat]
+        assert hand is not None
+        bouquet = hand[1] if hand[0] is secret else hand[0]
+        self._hands[seat] = None
+        self._openings[seat] = Action.opening(secret)
+        events: list[Event] = [OpeningChosen(seat, bouquet, secret)]
+        if any(hand is not None for hand in self._hands):
+            return events
+        # R11: choices are revealed when every seat has chosen.
+        placed = []
+        for owner, choice in enumerate(self._openings):
+            assert choice is not None and choice.secret is not None
+            dealt = self._setup_hand(owner)
+            card = dealt[1] if dealt[0] is choice.secret else dealt[0]
+            self._bouquets[owner].append(card)
+            self._secret.append(SecretCard(owner, choice.secret))
+            placed.append(card)
+        events.append(OpeningRevealed(tuple(placed), len(self._secret)))
+        self._phase = Phase.TURN
+        self._start_turn(self.first_seat, events)
+        return events
+
+    def _setup_hand(self, seat: int) -> tuple[Card, ...]:
+        dealt = self._setup_events[1 + seat]
+        assert isinstance(dealt, CardsDealt) and dealt.cards is not None
+        return dealt.cards
+
+    def _apply_turn(self, seat: int, action: Action) -> list[Event]:
+        card = self._drawn
+        assert card is not None
+        kind = action.kind
+        events: list[Event]
+        if kind is ActionKind.KEEP:  # R14, R17
+            points = self.ruleset.bouquet_points[self._rank[card.colour]]
+            self._keeping[seat] += points
+            self._bouquets[seat].append(card)
+            events = [CardKept(seat, card, points)]
+        elif kind is ActionKind.GIVE:  # R15, R17
+            to = action.to_seat
+            assert to is not None
+            points = self.ruleset.giving_bonus[self._rank[card.colour]] + card.value
+            self._giving[seat] += points
+            self._bouquets[to].append(card)
+            events = [CardGiven(seat, to, card, points)]
+        elif kind is ActionKind.ADD_FACE_UP:  # R16, R8
+            self._add_to_festival(card)
+            events = [CardAddedFaceUp(seat, card, tuple(self._ranking))]
+        else:  # R16: face down
+            self._secret.append(SecretCard(seat, card))
+            events = [CardAddedSecret(seat, card, len(self._secret))]
+        self._drawn = None
+        deck = self._deck
+        if self._used is None and deck:  # R13: the second card
+            self._used = used = action.turn_action
+            self._legal = self._legal_table[used][seat]
+            self._drawn = card = deck.pop()
+            events.append(CardDrawn(seat, card, len(deck)))
+        elif deck:
+            self._start_turn((seat + 1) % self.players, events)
+        else:  # R18: a turn ended and the deck is empty
+            self._end_game(events)
+        return events
+
+    def _start_turn(self, seat: int, events: list[Event]) -> None:
+        self._active = seat
+        self._used = None
+        self._legal = self._legal_table[None][seat]
+        self._turn += 1
+        self._drawn = card = self._deck.pop()
+        events.append(TurnStarted(seat, self._turn))
+        events.append(CardDrawn(seat, card, len(self._deck)))
+
+    def _add_to_festival(self, card: Card) -> None:
+        """R8: the colour's total rises; it goes above every colour it now ties
+        with or passes, and the others keep their relative order."""
+        colour = card.colour
+        totals = self._totals
+        total = totals[colour] = totals[colour] + card.value
+        self._festival.append(card)
+        ranking = self._ranking
+        if colour in ranking:
+            ranking.remove(colour)
+        for i, other in enumerate(ranking):
+            if totals[other] <= total:
+                ranking.insert(i, colour)
+                break
+        else:
+            ranking.append(colour)
+        rank = self._rank
+        for i, other in enumerate(ranking):
+            rank[other] = i
+
+    def _end_game(self, events: list[Event]) -> None:
+        """R19: reveal up to five secret cards at random; then R20–R23."""
+        self._phase = Phase.OVER
+        self._active = -1
+        self._used = None
+        self._legal = ()
+        pile = self._secret
+        self._rng.shuffle(pile)
+        shown = self.ruleset.reveal_size
+        self._secret = pile[shown:]
+        for entry in pile[:shown]:
+            self._revealed.append(entry.card)
+            self._add_to_festival(entry.card)
+            events.append(SecretRevealed(entry.card, tuple(self._ranking)))
+        self._scoring = final_scoring(
+            self.ruleset, self._ranking, self._bouquets, self._keeping, self._giving
+        )
+        events.append(MatchEnded(self._scoring))

@@ -1,0 +1,139 @@
+"""The one door for hidden information (R24–R26).
+
+:func:`observe` builds what one seat — or a spectator, ``seat=None`` — may
+know of a match, and :func:`project_event` blanks an event's private fields
+for everyone but their owner. Nothing else in the project may read a match's
+hidden parts for a player: the server sends only what passes through here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .actions import Action, TurnAction
+from .cards import COLOURS, Card, Colour
+from .events import PRIVATE_FIELDS, Event
+from .match import Match, Phase
+from .ruleset import Ruleset
+from .scoring import FinalScoring
+
+__all__ = ["Observation", "SeatView", "observe", "project_event"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What everyone may see of one seat (R24)."""
+
+    seat: int
+    bouquet: tuple[Card, ...]
+    keeping: int
+    giving: int
+    opening_done: bool  #: has made the opening choice (not which one)
+
+    @property
+    def score(self) -> int:
+        """Points scored so far (majorities come only at the end)."""
+        return self.keeping + self.giving
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything one seat (or a spectator, ``viewer=None``) may know now."""
+
+    viewer: int | None
+    players: int
+    ruleset: Ruleset  #: public: the festival cards' points are face up (R30)
+    phase: Phase
+    turn: int
+    first_seat: int
+    active: int | None  #: whose turn it is, during a turn
+    to_act: tuple[int, ...]
+    used: TurnAction | None  #: the action the turn's first card used (R24)
+    festival: tuple[Card, ...]  #: face-up festival cards, in the order placed
+    totals: tuple[tuple[Colour, int], ...]  #: every colour's total value (R6)
+    ranking: tuple[Colour, ...]  #: ranked colours, 1st first (R7)
+    deck_count: int
+    secret_count: int
+    removed_count: int
+    seats: tuple[SeatView, ...]
+    revealed: tuple[Card, ...]  #: secret cards turned face up at the end (R19)
+    scoring: FinalScoring | None
+    # -- private to the viewer (R25); empty for a spectator --
+    hand: tuple[Card, ...]  #: the two dealt cards until the opening choice is made
+    opening: tuple[Card, ...]  #: once chosen: (bouquet card, secret card)
+    drawn: Card | None  #: the card the viewer has drawn and must place
+    my_secret: tuple[Card, ...]  #: cards the viewer put into the secret festival
+    legal_actions: tuple[Action, ...]
+
+    def rank_of(self, colour: Colour) -> int | None:
+        """0 for 1st … 3 for 4th, or None while the colour is unranked (R7)."""
+        return self.ranking.index(colour) if colour in self.ranking else None
+
+
+def observe(match: Match, seat: int | None) -> Observation:
+    """What ``seat`` may know of ``match`` (R24–R25); ``None`` for a spectator (R24)."""
+    if seat is not None and not 0 <= seat < match.players:
+        raise ValueError(f"seat must be None or 0 to {match.players - 1}, got {seat!r}")
+    m = match
+    hand: tuple[Card, ...] = ()
+    opening: tuple[Card, ...] = ()
+    drawn = None
+    my_secret: tuple[Card, ...] = ()
+    legal: tuple[Action, ...] = ()
+    if seat is not None:
+        dealt = m._hands[seat]
+        hand = dealt if dealt is not None else ()
+        choice = m._openings[seat]
+        if choice is not None and choice.secret is not None:
+            dealt_cards = m._setup_hand(seat)
+            bouquet = dealt_cards[1] if dealt_cards[0] is choice.secret else dealt_cards[0]
+            opening = (bouquet, choice.secret)
+        if m._phase is Phase.TURN and m._active == seat:
+            drawn = m._drawn
+        my_secret = tuple(s.card for s in m._secret if s.owner == seat)
+        legal = m.legal_actions(seat)
+    turn = m._phase is Phase.TURN
+    return Observation(
+        viewer=seat,
+        players=m.players,
+        ruleset=m.ruleset,
+        phase=m._phase,
+        turn=m._turn,
+        first_seat=m.first_seat,
+        active=m._active if turn else None,
+        to_act=m.to_act,
+        used=m._used,
+        festival=tuple(m._festival),
+        totals=tuple((colour, m._totals[colour]) for colour in COLOURS),
+        ranking=tuple(m._ranking),
+        deck_count=len(m._deck),
+        secret_count=len(m._secret),
+        removed_count=len(m._removed),
+        seats=tuple(
+            SeatView(
+                seat=s,
+                bouquet=tuple(m._bouquets[s]),
+                keeping=m._keeping[s],
+                giving=m._giving[s],
+                opening_done=m._hands[s] is None,
+            )
+            for s in range(m.players)
+        ),
+        revealed=tuple(m._revealed),
+        scoring=m._scoring,
+        hand=hand,
+        opening=opening,
+        drawn=drawn,
+        my_secret=my_secret,
+        legal_actions=legal,
+    )
+
+
+def project_event(event: Event, seat: int | None) -> Event:
+    """``event`` as ``seat`` may see it: private fields blanked unless it is theirs."""
+    private = PRIVATE_FIELDS.get(type(event))
+    if private is None or (getattr(event, "seat", None) == seat and seat is not None):
+        return event
+    blanked: Event = dataclasses.replace(event, **dict.fromkeys(private))  # type: ignore[arg-type]
+    return blanked
