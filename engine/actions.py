@@ -69,8 +69,10 @@ class Action:
             isinstance(self.to_seat, bool) or not isinstance(self.to_seat, int)
         ):
             raise TypeError(f"to_seat must be an int, got {self.to_seat!r}")
-        if self.secret is not None and not isinstance(self.secret, Card):
-            raise TypeError(f"secret must be a Card, got {self.secret!r}")
+        if self.secret is not None:
+            if not isinstance(self.secret, Card):
+                raise TypeError(f"secret must be a Card, got {self.secret!r}")
+            object.__setattr__(self, "secret", Card.of(self.secret.colour, self.secret.value))
 
     @classmethod
     def keep(cls) -> Action:

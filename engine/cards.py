@@ -28,11 +28,6 @@ class Colour(enum.Enum):
     __hash__ = object.__hash__
 
     @property
-    def letter(self) -> str:
-        """One upper-case letter that tells the colour apart without colour."""
-        return self.value[0].upper()
-
-    @property
     def index(self) -> int:
         """Position of the colour in :data:`COLOURS`."""
         return _COLOUR_INDEX[self]
@@ -72,10 +67,16 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card from its one spelling, ``"<colour>-<value>"`` (``"pink-3"``)."""
+        if not isinstance(text, str):
+            raise ValueError(f"a card is spelt like 'pink-3', got {text!r}")
         colour, sep, value = text.partition("-")
         if not sep or not value.isdigit():
             raise ValueError(f"a card is spelt like 'pink-3', got {text!r}")
         return cls.of(Colour(colour), int(value))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # copy, deepcopy and pickle give back the one interned card
+        return (Card.of, (self.colour, self.value))
 
     def __str__(self) -> str:
         return f"{self.colour.value}-{self.value}"

@@ -118,6 +118,7 @@ class Match:
         "_legal_table",
         "_openings",
         "_phase",
+        "_placed_secret",
         "_rank",
         "_ranking",
         "_removed",
@@ -129,6 +130,7 @@ class Match:
         "_totals",
         "_turn",
         "_used",
+        "dealt",
         "first_seat",
         "players",
         "ruleset",
@@ -146,6 +148,8 @@ class Match:
         self.players = players
         self.seed = seed
         self.first_seat = first_seat
+        #: True for a match built by :meth:`from_deal`, which its seed cannot rebuild
+        self.dealt = False
         self._rng = random.Random(seed)
         self._phase = Phase.OPENING
         self._deck: list[Card] = []
@@ -155,6 +159,8 @@ class Match:
         self._ranking: list[Colour] = []
         self._rank: dict[Colour, int] = dict.fromkeys(COLOURS, UNRANKED)
         self._secret: list[SecretCard] = []
+        #: by seat, every card that seat put face down, revealed or not (R25)
+        self._placed_secret: list[list[Card]] = [[] for _ in range(players)]
         self._bouquets: list[list[Card]] = [[] for _ in range(players)]
         self._keeping = [0] * players
         self._giving = [0] * players
@@ -198,8 +204,10 @@ class Match:
         deck.extend(turned)
         rng.shuffle(deck)
         hands = [(deck.pop(), deck.pop()) for _ in range(players)]
+        # R12: drawn even when the host picks, so a replay's generator stays in step.
+        chance_seat = rng.randrange(players)
         if first_seat is None:
-            first_seat = rng.randrange(players)
+            first_seat = chance_seat
         match = cls(ruleset, players, seed, first_seat)
         match._rng = rng
         match._lay_table(deck, removed, (first, second), hands)
@@ -225,6 +233,7 @@ class Match:
         then only drives the end-of-game reveal (R19).
         """
         match = cls(ruleset, players, seed, first_seat)
+        match.dealt = True
         if len(festival) != 2 or festival[0].colour is festival[1].colour:
             raise RulesetError("festival", "needs two cards of different colours (R10)")
         if len(hands) != players or any(len(hand) != HAND_SIZE for hand in hands):
@@ -273,6 +282,7 @@ class Match:
         other.players = self.players
         other.seed = self.seed
         other.first_seat = self.first_seat
+        other.dealt = self.dealt
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
         other._phase = self._phase
@@ -283,6 +293,7 @@ class Match:
         other._ranking = self._ranking.copy()
         other._rank = self._rank.copy()
         other._secret = self._secret.copy()
+        other._placed_secret = [p.copy() for p in self._placed_secret]
         other._bouquets = [b.copy() for b in self._bouquets]
         other._keeping = self._keeping.copy()
         other._giving = self._giving.copy()
@@ -424,7 +435,7 @@ class Match:
     def _apply_opening(self, seat: int, secret: Card) -> list[Event]:
         hand = self._hands[seat]
         assert hand is not None
-        bouquet = hand[1] if hand[0] is secret else hand[0]
+        bouquet = hand[1] if hand[0] == secret else hand[0]
         self._hands[seat] = None
         self._openings[seat] = Action.opening(secret)
         events: list[Event] = [OpeningChosen(seat, bouquet, secret)]
@@ -435,9 +446,10 @@ class Match:
         for owner, choice in enumerate(self._openings):
             assert choice is not None and choice.secret is not None
             dealt = self._setup_hand(owner)
-            card = dealt[1] if dealt[0] is choice.secret else dealt[0]
+            card = dealt[1] if dealt[0] == choice.secret else dealt[0]
             self._bouquets[owner].append(card)
             self._secret.append(SecretCard(owner, choice.secret))
+            self._placed_secret[owner].append(choice.secret)
             placed.append(card)
         events.append(OpeningRevealed(tuple(placed), len(self._secret)))
         self._phase = Phase.TURN
@@ -471,6 +483,7 @@ class Match:
             events = [CardAddedFaceUp(seat, card, tuple(self._ranking))]
         else:  # R16: face down
             self._secret.append(SecretCard(seat, card))
+            self._placed_secret[seat].append(card)
             events = [CardAddedSecret(seat, card, len(self._secret))]
         self._drawn = None
         deck = self._deck

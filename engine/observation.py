@@ -63,7 +63,7 @@ class Observation:
     hand: tuple[Card, ...]  #: the two dealt cards until the opening choice is made
     opening: tuple[Card, ...]  #: once chosen: (bouquet card, secret card)
     drawn: Card | None  #: the card the viewer has drawn and must place
-    my_secret: tuple[Card, ...]  #: cards the viewer put into the secret festival
+    my_secret: tuple[Card, ...]  #: every card the viewer put face down, revealed or not
     legal_actions: tuple[Action, ...]
 
     def rank_of(self, colour: Colour) -> int | None:
@@ -87,11 +87,11 @@ def observe(match: Match, seat: int | None) -> Observation:
         choice = m._openings[seat]
         if choice is not None and choice.secret is not None:
             dealt_cards = m._setup_hand(seat)
-            bouquet = dealt_cards[1] if dealt_cards[0] is choice.secret else dealt_cards[0]
+            bouquet = dealt_cards[1] if dealt_cards[0] == choice.secret else dealt_cards[0]
             opening = (bouquet, choice.secret)
         if m._phase is Phase.TURN and m._active == seat:
             drawn = m._drawn
-        my_secret = tuple(s.card for s in m._secret if s.owner == seat)
+        my_secret = tuple(m._placed_secret[seat])
         legal = m.legal_actions(seat)
     turn = m._phase is Phase.TURN
     return Observation(

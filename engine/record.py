@@ -41,12 +41,18 @@ def action_from_data(data: Mapping[str, Any]) -> Action:
     try:
         kind = ActionKind(data["kind"])
         if kind is ActionKind.GIVE:
-            return Action.give(int(data["to_seat"]))
+            return Action.give(_seat(data["to_seat"]))
         if kind is ActionKind.OPENING:
             return Action.opening(Card.parse(data["secret"]))
         return Action(kind)
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise RecordError(f"bad action {data!r}: {exc}") from None
+
+
+def _seat(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"a seat must be an int, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +64,27 @@ class MatchRecord:
     seed: int
     first_seat: int
     actions: tuple[tuple[int, Action], ...]
+    #: the match was built by ``Match.from_deal``: its seed cannot rebuild it
+    dealt: bool = False
+
+    def __post_init__(self) -> None:
+        try:
+            self.ruleset.check_players(self.players)
+        except RulesetError as exc:
+            raise RecordError(str(exc)) from None
+        for name in ("players", "seed", "first_seat"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise RecordError(f"{name} must be an int, got {value!r}")
+        if not 0 <= self.first_seat < self.players:
+            raise RecordError(f"first_seat must be a seat from 0 to {self.players - 1}")
 
     @classmethod
     def of(cls, match: Match) -> MatchRecord:
         """The record of a match as it stands."""
-        return cls(match.ruleset, match.players, match.seed, match.first_seat, match.history)
+        return cls(
+            match.ruleset, match.players, match.seed, match.first_seat, match.history, match.dealt
+        )
 
     def replay(self) -> Match:
         """Rebuild the match by playing every action again."""
@@ -71,6 +93,8 @@ class MatchRecord:
 
     def replay_events(self) -> tuple[Match, list[Event]]:
         """Rebuild the match and return every event, setup included, complete."""
+        if self.dealt:
+            raise RecordError("a match built from a chosen deal cannot be rebuilt from its seed")
         match = Match.new(self.players, self.seed, self.ruleset, self.first_seat)
         events = list(match.setup_events)
         for index, (seat, action) in enumerate(self.actions):
@@ -88,6 +112,7 @@ class MatchRecord:
             "seed": self.seed,
             "first_seat": self.first_seat,
             "actions": [[seat, action_to_data(action)] for seat, action in self.actions],
+            "dealt": self.dealt,
         }
 
     @classmethod
@@ -98,12 +123,15 @@ class MatchRecord:
             actions: Iterable[Any] = data["actions"]
             return cls(
                 ruleset=ruleset,
-                players=int(data["players"]),
-                seed=int(data["seed"]),
-                first_seat=int(data["first_seat"]),
-                actions=tuple((int(seat), action_from_data(a)) for seat, a in actions),
+                players=data["players"],
+                seed=data["seed"],
+                first_seat=data["first_seat"],
+                actions=tuple((_seat(seat), action_from_data(a)) for seat, a in actions),
+                dealt=bool(data.get("dealt", False)),
             )
         except RulesetError as exc:
             raise RecordError(f"bad ruleset: {exc}") from None
+        except RecordError:
+            raise
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"bad record: {exc!r}") from None

@@ -279,6 +279,8 @@ def load_ruleset(path: str | Path) -> Ruleset:
             data = tomllib.load(file)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError("<file>", f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise RulesetError("<file>", f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise RulesetError("<file>", f"{path}: {exc.strerror or exc}") from None
     return ruleset_from_mapping(data)

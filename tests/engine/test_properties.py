@@ -1,0 +1,629 @@
+"""Property tests of the engine over random legal play for 2 to 6 players.
+
+Hypothesis draws the player count, the seed and every choice of the match
+(which undecided seat makes its opening choice next, and which legal action
+each seat takes), so a failure shrinks to a short, replayable match. Tests
+may read the match's internal attributes to check its invariants; players
+never can (observation.py is their one door, R24–R26).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    Action,
+    ActionAlreadyUsed,
+    ActionKind,
+    Card,
+    Event,
+    GameOver,
+    IllegalAction,
+    Match,
+    NotYourTurn,
+    Observation,
+    Phase,
+    Ruleset,
+    UnknownSeat,
+    all_cards,
+    observe,
+    project_event,
+)
+from engine.events import CardsDealt, SecretRevealed, TurnStarted
+from engine.record import MatchRecord
+
+#: R4: every seat plays the same number of turns.
+TURNS_PER_SEAT = {2: 12, 3: 10, 4: 7, 5: 7, 6: 6}
+
+PROPERTY = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    report_multiple_bugs=False,
+)
+
+player_counts = st.integers(min_value=2, max_value=6)
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+
+Step = Callable[[int, Action, list[Event]], None]
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def new_match(data: st.DataObject, players: int, seed: int, *, chance: bool | None = None) -> Match:
+    """A seeded match; the first seat is the host's pick or chance's (R12)."""
+    if chance is None:
+        chance = data.draw(st.booleans(), label="first seat by chance")
+    first = None if chance else data.draw(st.integers(0, players - 1), label="first seat")
+    return Match.new(players, seed, first_seat=first)
+
+
+def choose(data: st.DataObject, match: Match) -> tuple[int, Action]:
+    """A seat that must act and one of its legal actions, both drawn by hypothesis."""
+    if match.phase is Phase.OPENING:  # R11: the seats choose in any order
+        seat = data.draw(st.sampled_from(match.to_act), label="seat")
+    else:
+        seat = match.to_act[0]
+    legal = match.legal_actions(seat)
+    return seat, legal[data.draw(st.integers(0, len(legal) - 1), label="action index")]
+
+
+def play(
+    data: st.DataObject, match: Match, on_step: Step | None = None, *, steps: int | None = None
+) -> list[tuple[int, Action]]:
+    """Play random legal moves to the end (or for ``steps`` moves); return them."""
+    moves: list[tuple[int, Action]] = []
+    while not match.is_over and (steps is None or len(moves) < steps):
+        seat, action = choose(data, match)
+        events = match.apply(seat, action)
+        moves.append((seat, action))
+        if on_step is not None:
+            on_step(seat, action, events)
+    return moves
+
+
+def viewers(match: Match) -> list[int | None]:
+    """Every seat, then the spectator."""
+    return [*range(match.players), None]
+
+
+def observations(match: Match) -> list[Observation]:
+    """What every seat and the spectator may know now."""
+    return [observe(match, viewer) for viewer in viewers(match)]
+
+
+def _frozen(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, _frozen(item)) for key, item in value.items())
+    return value
+
+
+def snapshot(match: Match) -> dict[str, object]:
+    """The whole true state of a match, random generator included, as values."""
+    state = {
+        name: _frozen(getattr(match, name))
+        for name in Match.__slots__
+        if name not in ("_rng", "_legal_table")
+    }
+    state["_rng"] = match._rng.getstate()
+    return state
+
+
+def full_deck(match: Match) -> Counter[Card]:
+    """The multiset of every card of the match (R3)."""
+    copies = match.ruleset.copies_for(match.players)
+    return Counter({card: copies for card in all_cards()})
+
+
+def card_places(match: Match) -> Counter[Card]:
+    """Every card where it is now: deck, removed, festival, secret festival,
+    opening hands not yet placed, the drawn card and the bouquets."""
+    places: Counter[Card] = Counter()
+    places.update(match._deck)
+    places.update(match._removed)
+    places.update(match._festival)
+    places.update(entry.card for entry in match._secret)
+    for bouquet in match._bouquets:
+        places.update(bouquet)
+    if match._drawn is not None:
+        places[match._drawn] += 1
+    if match.phase is Phase.OPENING:  # R11: chosen hands wait for everyone's choice
+        for event in match.setup_events:
+            if isinstance(event, CardsDealt) and event.cards is not None:
+                places.update(event.cards)
+    else:
+        assert all(hand is None for hand in match._hands)
+    return places
+
+
+# -- R3, R4: every card in exactly one place -------------------------------------------
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r3_every_card_is_always_in_exactly_one_place(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Deck, removed, festival, secret, unplaced hands, drawn card and bouquets
+    always hold exactly the full deck, card for card (R3–R4, R10–R11, R19)."""
+    match = new_match(data, players, seed)
+    expected = full_deck(match)
+    assert sum(expected.values()) == match.ruleset.deck_size(players)
+    assert card_places(match) == expected
+    assert len(match._removed) == match.ruleset.removed[players]
+
+    def check(seat: int, action: Action, events: list[Event]) -> None:
+        assert card_places(match) == expected, f"after seat {seat} played {action}"
+
+    play(data, match, check)
+    assert match._deck == [] and match._drawn is None
+
+
+# -- R4, R13, R18: turns --------------------------------------------------------------
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r4_every_seat_plays_the_same_number_of_turns(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Each seat starts 12/10/7/7/6 turns for 2/3/4/5/6 players, in seat order (R4, R5, R18)."""
+    match = new_match(data, players, seed)
+    started: list[TurnStarted] = []
+
+    def collect(seat: int, action: Action, events: list[Event]) -> None:
+        started.extend(event for event in events if isinstance(event, TurnStarted))
+
+    play(data, match, collect)
+    per_seat = Counter(event.seat for event in started)
+    assert per_seat == {seat: TURNS_PER_SEAT[players] for seat in range(players)}
+    assert [event.turn for event in started] == list(range(1, len(started) + 1))
+    assert [event.seat for event in started] == [
+        (match.first_seat + i) % players for i in range(len(started))
+    ]
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r13_r16_each_turn_uses_two_different_actions(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Every turn resolves two cards with two different actions; both forms of
+    ADD are the one action, so the second card is offered neither (R13, R16)."""
+    match = new_match(data, players, seed)
+    turns: dict[int, list[tuple[int, Action]]] = {}
+    while not match.is_over:
+        seat, action = choose(data, match)
+        turn = observe(match, None).turn
+        match.apply(seat, action)
+        if action.kind is ActionKind.OPENING:
+            continue
+        turns.setdefault(turn, []).append((seat, action))
+        after = observe(match, seat)
+        if after.turn == turn and after.phase is not Phase.OVER:  # the same turn's second card
+            assert after.used is action.turn_action
+            assert after.legal_actions
+            assert all(a.turn_action is not action.turn_action for a in after.legal_actions)
+    assert sorted(turns) == list(range(1, players * TURNS_PER_SEAT[players] + 1))
+    for turn, moves in turns.items():
+        assert len(moves) == 2, f"turn {turn}: {moves}"
+        (seat_a, first), (seat_b, second) = moves
+        assert seat_a == seat_b
+        assert first.turn_action is not second.turn_action, f"turn {turn}: {first}, {second}"
+
+
+# -- R14, R15, R17: scores ------------------------------------------------------------
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r17_scores_never_fall(players: int, seed: int, data: st.DataObject) -> None:
+    """Keeping and giving points, as every viewer sees them, never go down (R14–R17)."""
+    match = new_match(data, players, seed)
+    before = [[(v.keeping, v.giving) for v in obs.seats] for obs in observations(match)]
+    assert all(points == (0, 0) for row in before for points in row)
+
+    def check(seat: int, action: Action, events: list[Event]) -> None:
+        nonlocal before
+        now = [[(v.keeping, v.giving) for v in obs.seats] for obs in observations(match)]
+        for old_row, new_row in zip(before, now, strict=True):
+            for (keep0, give0), (keep1, give1) in zip(old_row, new_row, strict=True):
+                assert keep1 >= keep0 and give1 >= give0, f"after seat {seat} played {action}"
+        before = now
+
+    play(data, match, check)
+    assert match.scoring is not None
+    for score, view in zip(match.scoring.players, observe(match, None).seats, strict=True):
+        assert (score.keeping, score.giving) == (view.keeping, view.giving)
+
+
+# -- replay and clone -----------------------------------------------------------------
+
+
+def check_replay(match: Match, events: list[Event]) -> None:
+    """The record of ``match`` replays to the same state and the same events."""
+    record = MatchRecord.of(match)
+    assert MatchRecord.from_data(record.to_data()) == record
+    replayed, replay_events = record.replay_events()
+    assert replay_events == events
+    assert snapshot(replayed) == snapshot(match)
+    assert observations(replayed) == observations(match)
+    assert replayed.scoring == match.scoring
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_record_replays_to_the_same_state_and_events(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """MatchRecord.of(match) replays, event for event, to the same final state
+    (the host picked the first seat, R12)."""
+    match = new_match(data, players, seed, chance=False)
+    events = list(match.setup_events)
+    play(data, match, lambda seat, action, new: events.extend(new))
+    check_replay(match, events)
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r12_record_replays_when_chance_picked_the_first_seat(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """MatchRecord.of(match) replays to the same state and events when chance
+    picked the first seat (R12), as it does by default."""
+    match = new_match(data, players, seed, chance=True)
+    events = list(match.setup_events)
+    play(data, match, lambda seat, action, new: events.extend(new))
+    check_replay(match, events)
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_clone_is_independent_and_plays_identically(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Playing a clone to the end leaves the original untouched, and the
+    original then plays the same moves to the same events and state."""
+    match = new_match(data, players, seed)
+    play(data, match, steps=data.draw(st.integers(0, 90), label="moves before cloning"))
+    original = snapshot(match)
+    original_views = observations(match)
+    clone = match.clone()
+    assert snapshot(clone) == original
+    clone_events: list[list[Event]] = []
+    moves = play(data, clone, lambda seat, action, events: clone_events.append(events))
+    assert snapshot(match) == original
+    assert observations(match) == original_views
+    finished = snapshot(clone)
+    for (seat, action), events in zip(moves, clone_events, strict=True):
+        assert match.apply(seat, action) == events
+    assert snapshot(match) == finished
+    assert snapshot(clone) == finished  # and the clone did not move with the original
+
+
+# -- R24–R26: no peeking ----------------------------------------------------------------
+
+Place = tuple[Any, ...]  #: ("deck", i), ("removed", i) or ("hand", seat, i)
+
+
+@dataclass
+class Deal:
+    """A deal for Match.from_deal, with every card at a named place."""
+
+    players: int
+    first_seat: int
+    festival: tuple[Card, ...]
+    cards: dict[Place, Card]
+
+    @classmethod
+    def of(cls, match: Match) -> Deal:
+        """The deal of a match that has not started yet."""
+        cards: dict[Place, Card] = {}
+        for i, card in enumerate(reversed(match._deck)):  # first drawn first
+            cards["deck", i] = card
+        for i, card in enumerate(match._removed):
+            cards["removed", i] = card
+        for seat, hand in enumerate(match._hands):
+            assert hand is not None
+            for i, card in enumerate(hand):
+                cards["hand", seat, i] = card
+        return cls(match.players, match.first_seat, tuple(match._festival), cards)
+
+    def match(self, seed: int) -> Match:
+        """The match of this deal; ``seed`` drives only the reveal (R19)."""
+        by_kind: dict[str, list[tuple[Place, Card]]] = {"deck": [], "removed": []}
+        for place, card in sorted(self.cards.items()):
+            if place[0] in by_kind:
+                by_kind[place[0]].append((place, card))
+        return Match.from_deal(
+            self.players,
+            deck=[card for _, card in by_kind["deck"]],
+            festival=self.festival,
+            hands=[
+                [self.cards["hand", seat, 0], self.cards["hand", seat, 1]]
+                for seat in range(self.players)
+            ],
+            removed=[card for _, card in by_kind["removed"]],
+            first_seat=self.first_seat,
+            seed=seed,
+        )
+
+
+def hidden_places(
+    deal: Deal, moves: Sequence[tuple[int, Action]], viewer: int | None
+) -> list[Place]:
+    """Places whose cards ``viewer`` never sees before the reveal, given the
+    moves played: the removed cards (R26), other seats' opening cards put face
+    down, and cards other seats drew and added face down (R25)."""
+    places: list[Place] = [place for place in deal.cards if place[0] == "removed"]
+    turn_moves = 0
+    for seat, action in moves:
+        if action.kind is ActionKind.OPENING:
+            if seat != viewer:
+                places.append(secret_place(deal, seat, action))
+            continue
+        # R13: each turn action resolves the next card drawn, first drawn first.
+        if action.kind is ActionKind.ADD_SECRET and seat != viewer:
+            places.append(("deck", turn_moves))
+        turn_moves += 1
+    return places
+
+
+def secret_place(deal: Deal, seat: int, action: Action) -> Place:
+    """Where the card a seat put face down in its opening choice was dealt."""
+    first = deal.cards["hand", seat, 0]
+    return ("hand", seat, 0 if first == action.secret else 1)
+
+
+def swap_hidden(deal: Deal, places: list[Place], permutation: Sequence[int]) -> Deal:
+    """The deal with the cards at ``places`` permuted, changed at one place at
+    least that a seat holds (not only among the removed cards)."""
+    cards = dict(deal.cards)
+    for target, source in zip(places, permutation, strict=True):
+        cards[target] = deal.cards[places[source]]
+    held = [place for place in places if place[0] != "removed"]
+    if all(cards[place] == deal.cards[place] for place in held):
+        pair = next(((a, b) for a in held for b in places if cards[a] != cards[b]), None)
+        assert pair is not None, f"every hidden card is the same: {[cards[p] for p in places]}"
+        a, b = pair
+        cards[a], cards[b] = cards[b], cards[a]
+    assert any(cards[place] != deal.cards[place] for place in held)
+    assert Counter(cards.values()) == Counter(deal.cards.values())
+    return Deal(deal.players, deal.first_seat, deal.festival, cards)
+
+
+def before_reveal(events: Iterable[Event]) -> list[Event]:
+    """The events up to, not including, the first card of the reveal (R19)."""
+    shown: list[Event] = []
+    for event in events:
+        if isinstance(event, SecretRevealed):
+            break
+        shown.append(event)
+    return shown
+
+
+def check_no_peeking(data: st.DataObject, players: int, seed: int, viewer: int | None) -> None:
+    """Two matches that differ only in cards hidden from ``viewer`` look the same to it."""
+    first = data.draw(st.integers(0, players - 1), label="first seat")
+    deal = Deal.of(Match.new(players, seed, first_seat=first))
+    reveal_seed = data.draw(seeds, label="reveal seed")
+    base = deal.match(reveal_seed)
+    moves = play(data, base)
+    places = hidden_places(deal, moves, viewer)
+    permutation = data.draw(st.permutations(range(len(places))), label="permutation")
+    other_deal = swap_hidden(deal, places, permutation)
+    one, two = deal.match(reveal_seed), other_deal.match(reveal_seed)
+    assert snapshot(one) != snapshot(two)
+    setup = [[project_event(e, viewer) for e in m.setup_events] for m in (one, two)]
+    assert setup[0] == setup[1]
+    assert observe(one, viewer) == observe(two, viewer)
+    for index, (seat, action) in enumerate(moves):
+        if action.kind is ActionKind.OPENING:  # the same choice: the card at the same place
+            place = secret_place(deal, seat, action)
+            other_action = Action.opening(other_deal.cards[place])
+        else:
+            other_action = action
+        last = index == len(moves) - 1
+        if last:  # the true states differ where the viewer cannot look
+            hidden = (one._removed, [s.card for s in one._secret])
+            assert hidden != (two._removed, [s.card for s in two._secret])
+        seen = [
+            [project_event(e, viewer) for e in before_reveal(m.apply(seat, a))]
+            for m, a in ((one, action), (two, other_action))
+        ]
+        assert seen[0] == seen[1], f"move {index}: seat {seat} {action}"
+        if not last:
+            assert observe(one, viewer) == observe(two, viewer), f"after move {index}"
+    assert one.is_over and two.is_over
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r25_r26_a_seat_cannot_tell_apart_deals_that_differ_in_cards_hidden_from_it(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Permuting the removed cards, other seats' face-down opening cards and the
+    cards they draw and add face down changes nothing a seat observes or is
+    told, up to the reveal (R24–R26)."""
+    viewer = data.draw(st.integers(0, players - 1), label="viewer")
+    check_no_peeking(data, players, seed, viewer)
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r25_r26_a_spectator_cannot_tell_apart_deals_that_differ_in_private_cards(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Permuting the removed cards and every card any seat put face down changes
+    nothing a spectator observes or is told, up to the reveal (R24–R26)."""
+    check_no_peeking(data, players, seed, None)
+
+
+def test_r25_r26_after_the_reveal_a_seat_cannot_tell_whose_secret_card_was_shown() -> None:
+    """After the reveal (R19) a seat still cannot tell whether a shown card was
+    its own or another seat's: that would tell it another seat's face-down card
+    (R25, R26: which secret cards were not revealed is hidden from everyone)."""
+    rules = Ruleset(reveal_size=1)
+    pink3, blue2 = Card.of("pink", 3), Card.of("blue", 2)
+
+    def world(other_secret: Card, unused: Card, seed: int) -> Match:
+        # Seat 0 puts pink-3 face down; seat 1 puts other_secret face down.
+        match = Match.from_deal(
+            2,
+            deck=[
+                Card.of(c, v) for c, v in (("purple", 3), ("purple", 4), ("orange", 3), ("blue", 4))
+            ],
+            festival=[Card.of("orange", 4), Card.of("blue", 3)],
+            hands=[[pink3, Card.of("orange", 2)], [other_secret, Card.of("purple", 2)]],
+            removed=[unused],
+            seed=seed,
+            ruleset=rules,
+        )
+        match.apply(0, Action.opening(pink3))
+        match.apply(1, Action.opening(other_secret))
+        for seat in (0, 1):
+            match.apply(seat, Action.keep())
+            match.apply(seat, Action.give(1 - seat))
+        assert match.is_over and match._revealed == [pink3]
+        return match
+
+    def shows(other_secret: Card, unused: Card, owner: int) -> Match:
+        """A world whose reveal shows the pink-3 that ``owner`` put face down."""
+        for seed in range(1000):
+            match = world(other_secret, unused, seed)
+            if match._secret[0].owner != owner:  # the other seat's card stayed hidden
+                return match
+        raise AssertionError("no seed reveals that card")  # pragma: no cover
+
+    # Seat 1 also put a pink-3 face down, and the reveal showed seat 1's.
+    both_pink = shows(pink3, blue2, owner=1)
+    # Seat 1 put a blue-2 face down, and the reveal showed seat 0's pink-3.
+    one_pink = shows(blue2, pink3, owner=0)
+    assert [s.card for s in both_pink._secret] != [s.card for s in one_pink._secret]
+    assert observe(both_pink, 0) == observe(one_pink, 0)
+
+
+# -- illegal actions: raise, and change nothing ----------------------------------------------
+
+
+def everything(match: Match) -> tuple[object, ...]:
+    """The true state, every viewer's observation and the record."""
+    return snapshot(match), observations(match), MatchRecord.of(match)
+
+
+@st.composite
+def illegal_proposals(draw: st.DrawFn, match: Match) -> tuple[Any, Any, type[IllegalAction]]:
+    """A malformed proposal for the match as it stands, and the error it must raise."""
+    players = match.players
+    any_card = st.sampled_from(all_cards())
+    turn_action = st.sampled_from(
+        [Action.keep(), Action.add_face_up(), Action.add_secret()]
+        + [Action.give(s) for s in range(players)]
+    )
+    bad_seat = st.sampled_from([-1, players, players + 1, 6, 99, True, False, None, "0", 0.0])
+    choices: list[tuple[Any, Any, type[IllegalAction]]] = [
+        (draw(bad_seat), draw(turn_action), UnknownSeat),
+        (0, draw(st.sampled_from(["keep", None, 3, ActionKind.KEEP])), IllegalAction),
+    ]
+    if match.phase is Phase.OVER:
+        seat = draw(st.integers(0, players - 1))
+        action = draw(turn_action | any_card.map(Action.opening))
+        choices.append((seat, action, GameOver))
+    elif match.phase is Phase.OPENING:
+        seat = draw(st.integers(0, players - 1))
+        if match._hands[seat] is None:  # R11: the choice is made once
+            choices.append((seat, draw(any_card.map(Action.opening)), IllegalAction))
+        else:
+            hand = match._hands[seat]
+            assert hand is not None
+            not_dealt = [card for card in all_cards() if card not in hand]
+            choices.append((seat, Action.opening(draw(st.sampled_from(not_dealt))), IllegalAction))
+            choices.append((seat, draw(turn_action), IllegalAction))  # the opening comes first
+    else:
+        active = match._active
+        others = [s for s in range(players) if s != active]
+        legal = match.legal_actions(active)
+        choices.append((draw(st.sampled_from(others)), draw(st.sampled_from(legal)), NotYourTurn))
+        choices.append((active, draw(any_card.map(Action.opening)), IllegalAction))
+        out_of_range = st.sampled_from([-2, -1, players, players + 3, 6, 40])
+        used = match._used
+        if used is not None:  # R13, R16: both forms of ADD are the one action
+            used_already = [
+                a
+                for a in (Action.keep(), Action.add_face_up(), Action.add_secret(), Action.give(0))
+                if a.turn_action is used
+            ]
+            action = draw(st.sampled_from(used_already))
+            if action.kind is ActionKind.GIVE:
+                action = Action.give(draw(st.sampled_from(others)))
+            choices.append((active, action, ActionAlreadyUsed))
+        if used is not Action.give(0).turn_action:
+            choices.append((active, Action.give(active), IllegalAction))  # R15: to another
+            choices.append((active, Action.give(draw(out_of_range)), UnknownSeat))
+    proposal: tuple[Any, Any, type[IllegalAction]] = draw(st.sampled_from(choices))
+    return proposal
+
+
+def check_refused(match: Match, seat: Any, action: Any, expected: type[IllegalAction]) -> None:
+    """``apply`` raises exactly ``expected`` and leaves everything as it was."""
+    before = everything(match)
+    with pytest.raises(IllegalAction) as caught:
+        match.apply(seat, action)
+    assert type(caught.value) is expected, f"seat {seat!r}, {action!r}: {caught.value!r}"
+    assert str(caught.value)
+    assert everything(match) == before
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_illegal_actions_raise_and_change_nothing(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Wrong seat, used action, give to oneself or outside the match, an opening
+    during a turn, a turn action during the opening, anything after the end:
+    apply() raises an IllegalAction and the match, every view and the record stay
+    as they were (R11, R13, R15, R16, R18)."""
+    match = new_match(data, players, seed)
+
+    def probe() -> None:
+        for _ in range(data.draw(st.integers(0, 2), label="probes")):
+            check_refused(match, *data.draw(illegal_proposals(match), label="proposal"))
+
+    probe()
+    play(data, match, lambda seat, action, events: probe())
+    for _ in range(3):
+        check_refused(match, *data.draw(illegal_proposals(match), label="after the end"))
+
+
+# -- R3: equal cards are the same card -------------------------------------------------------
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r3_an_action_equal_to_a_legal_one_plays_the_same(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """Cards with the same colour and value are identical (R3): a copied action
+    (as pickling or a decoder may build it) plays exactly like the legal one."""
+    match = new_match(data, players, seed)
+    twin = match.clone()
+
+    def mirror(seat: int, action: Action, events: list[Event]) -> None:
+        copied = copy.deepcopy(action)
+        assert copied == action
+        assert twin.apply(seat, copied) == events, f"seat {seat} played {action}"
+        assert card_places(twin) == full_deck(twin)
+
+    play(data, match, mirror)
+    assert snapshot(twin) == snapshot(match)
