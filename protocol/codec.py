@@ -1,0 +1,302 @@
+"""Bytes to messages and back: :func:`encode`, :func:`decode_client_message`
+(for the server) and :func:`decode_server_message` (for clients).
+
+Decoding untrusted bytes either returns a typed, validated message or raises
+:class:`~protocol.errors.ProtocolError` with a code, a message and, for a
+schema violation, the path of the offending field
+(``act.action.to_seat: expected int, got str``). No other exception escapes:
+msgspec's errors, recursion errors and anything unforeseen are all wrapped.
+
+Decoding runs in two passes, both in msgspec's C code:
+
+1. the frame's size is checked (``too_large``), then its envelope (``v``,
+   ``type``, ``id``) is read while every other value is skipped unbuilt.
+   A frame that is not one MessagePack map is ``bad_frame``; a version this
+   package does not speak is ``unsupported_version``, before any other field
+   is looked at; a ``type`` it does not know is ``unknown_type``;
+2. the whole map is decoded into that type's struct, validating every field
+   on the way (``bad_message``, with the path).
+
+Errors found after the envelope carry the request's ``id``, so the ``error``
+answer can repeat it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final, cast
+
+import msgspec
+
+from .errors import ErrorCode, ProtocolError
+from .limits import MAX_ERROR_LENGTH, MAX_FRAME_BYTES
+from .messages import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
+    SUPPORTED_VERSIONS,
+    ClientMessage,
+    Hello,
+    Message,
+    ServerMessage,
+)
+from .types import RequestId
+
+__all__ = [
+    "Unknown",
+    "decode_client_message",
+    "decode_server_message",
+    "encode",
+    "negotiate_version",
+]
+
+#: What a WebSocket library hands over: bytes for binary frames, str for text.
+Frame = bytes | bytearray | memoryview | str
+_Bytes = bytes | bytearray | memoryview
+
+
+class Unknown(msgspec.Struct, frozen=True, kw_only=True):
+    """A server→client message this package does not know — a newer type, or an
+    event of a newer kind. Clients ignore it (see PROTOCOL.md, versioning)."""
+
+    type: str
+    id: RequestId | None = None
+    kind: str | None = None  #: for an unknown event: its ``kind``
+
+
+class _Envelope(msgspec.Struct, frozen=True):
+    """The first pass: the envelope only; every other field is skipped."""
+
+    v: int
+    type: str
+    id: RequestId | None = None
+
+
+class _Probe(msgspec.Struct, frozen=True):
+    """Reads ``type`` from a map whose envelope is broken, to name the path."""
+
+    type: msgspec.Raw = msgspec.Raw()
+
+
+class _Kind(msgspec.Struct, frozen=True):
+    kind: str | None = None
+
+
+class _EventKind(msgspec.Struct, frozen=True):
+    """Reads ``event.kind`` from an event of a kind this package does not know."""
+
+    event: _Kind
+
+
+_ENCODER: Final = msgspec.msgpack.Encoder()
+_ENVELOPE: Final = msgspec.msgpack.Decoder(_Envelope)
+_PROBE: Final = msgspec.msgpack.Decoder(_Probe)
+_EVENT_KIND: Final = msgspec.msgpack.Decoder(_EventKind)
+_CLIENT: Final[Mapping[str, msgspec.msgpack.Decoder[Message]]] = {
+    tag: msgspec.msgpack.Decoder(cls) for tag, cls in CLIENT_MESSAGES.items()
+}
+_SERVER: Final[Mapping[str, msgspec.msgpack.Decoder[Message]]] = {
+    tag: msgspec.msgpack.Decoder(cls) for tag, cls in SERVER_MESSAGES.items()
+}
+_MAX_ECHO = 40  # characters of a bad value quoted back in an error message
+
+
+def encode(message: Message) -> bytes:
+    """``message`` as one MessagePack frame.
+
+    Raises :class:`ProtocolError` (``too_large``) rather than produce a frame
+    above :data:`~protocol.limits.MAX_FRAME_BYTES`, which no receiver accepts.
+    """
+    data = _ENCODER.encode(message)
+    if len(data) > MAX_FRAME_BYTES:
+        raise ProtocolError(
+            ErrorCode.TOO_LARGE,
+            f"a {message.__struct_config__.tag} message encodes to {len(data)} bytes, "
+            f"more than {MAX_FRAME_BYTES}",
+        )
+    return data
+
+
+def decode_client_message(data: Frame) -> ClientMessage:
+    """Decode and validate a frame a client sent (the server's side).
+
+    Raises :class:`ProtocolError`, and nothing else, for any bad frame.
+    """
+    buffer, envelope = _open(data)
+    decoder = _CLIENT.get(envelope.type)
+    if decoder is None:
+        raise ProtocolError(
+            ErrorCode.UNKNOWN_TYPE,
+            f"unknown message type {_echo(envelope.type)}",
+            path="type",
+            request_id=envelope.id,
+        )
+    return cast(ClientMessage, _decode_body(decoder, buffer, envelope))
+
+
+def decode_server_message(data: Frame) -> ServerMessage | Unknown:
+    """Decode and validate a frame a server sent (a client's side).
+
+    A message of a type, or an event of a kind, that this version does not
+    know is returned as :class:`Unknown`, which the client ignores; anything
+    else that is wrong raises :class:`ProtocolError`.
+    """
+    buffer, envelope = _open(data)
+    decoder = _SERVER.get(envelope.type)
+    if decoder is None:
+        return Unknown(type=envelope.type, id=envelope.id)
+    try:
+        return cast(ServerMessage, _decode_body(decoder, buffer, envelope))
+    except ProtocolError as exc:
+        if exc.path == "event.event.kind" and exc.message.startswith("invalid value"):
+            return Unknown(type=envelope.type, id=envelope.id, kind=_event_kind(buffer))
+        raise
+
+
+def negotiate_version(hello: Hello) -> int:
+    """The version to speak with the client that sent ``hello``: the highest one
+    both speak. Raises :class:`ProtocolError` (``unsupported_version``)."""
+    offered = hello.versions if hello.versions is not None else (hello.v,)
+    common = set(offered) & set(SUPPORTED_VERSIONS)
+    if not common:
+        raise _unsupported(offered, hello.id)
+    return max(common)
+
+
+# -- the two passes --------------------------------------------------------
+
+
+def _open(data: Frame) -> tuple[_Bytes, _Envelope]:
+    """Pass one: a binary frame, its size, MessagePack, one map, the envelope, the version."""
+    if isinstance(data, str):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "text frame: send MessagePack in binary frames")
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"expected bytes, got {type(data).__name__}")
+    size = data.nbytes if isinstance(data, memoryview) else len(data)
+    if size > MAX_FRAME_BYTES:
+        raise ProtocolError(
+            ErrorCode.TOO_LARGE, f"frame of {size} bytes is larger than {MAX_FRAME_BYTES}"
+        )
+    try:
+        envelope = _ENVELOPE.decode(data)
+    except msgspec.ValidationError as exc:
+        raise _envelope_error(data, exc) from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not MessagePack: {exc}") from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.BAD_FRAME, "nested too deeply") from None
+    except Exception as exc:  # defensive: nothing else may escape
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"unreadable frame: {exc!r}"[:200]) from None
+    if envelope.v not in SUPPORTED_VERSIONS:
+        raise _unsupported((envelope.v,), envelope.id)
+    return data, envelope
+
+
+def _decode_body(
+    decoder: msgspec.msgpack.Decoder[Message], data: _Bytes, envelope: _Envelope
+) -> Message:
+    """Pass two: the whole message, validated."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise _schema_error(envelope.type, str(exc), envelope.id) from None
+    except RecursionError:  # pragma: no cover - pass one has already walked it
+        raise ProtocolError(ErrorCode.BAD_FRAME, "nested too deeply") from None
+    except Exception as exc:  # pragma: no cover - defensive: nothing else may escape
+        raise ProtocolError(
+            ErrorCode.BAD_FRAME, f"unreadable frame: {exc!r}"[:200], request_id=envelope.id
+        ) from None
+
+
+# -- errors ---------------------------------------------------------------
+
+
+def _unsupported(offered: Sequence[int], request_id: RequestId | None) -> ProtocolError:
+    spoken = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
+    asked = ", ".join(str(v) for v in offered[:16])
+    return ProtocolError(
+        ErrorCode.UNSUPPORTED_VERSION,
+        f"protocol version {asked} is not supported; supported versions: {spoken}",
+        request_id=request_id,
+    )
+
+
+def _envelope_error(data: _Bytes, exc: msgspec.ValidationError) -> ProtocolError:
+    """A frame that is MessagePack but whose envelope is wrong."""
+    text = str(exc)
+    if text.startswith("Expected `object`"):
+        return ProtocolError(ErrorCode.BAD_FRAME, f"a message is a map: {_plain(text)}")
+    return _schema_error(_type_name(data), text, None)
+
+
+def _type_name(data: _Bytes) -> str | None:
+    """The message's ``type``, if it is a known string, for naming paths."""
+    try:
+        raw = _PROBE.decode(data).type
+        name = msgspec.msgpack.decode(raw, type=str) if raw else None
+    except Exception:
+        return None
+    return name if name in CLIENT_MESSAGES or name in SERVER_MESSAGES else None
+
+
+def _event_kind(data: _Bytes) -> str | None:
+    """The ``kind`` of an event this package does not know."""
+    try:
+        return _EVENT_KIND.decode(data).event.kind
+    except Exception:
+        return None
+
+
+_REGEX = re.compile(r"matching regex '(.*)'$")
+_REGEX_WORDS = {
+    "^[^\\\\x00-\\\\x1f\\\\x7f-\\\\x9f]*$": "without control characters",
+    "^[A-Za-z0-9_-]+$": "of letters, digits, _ and -",
+}
+_MISSING = re.compile(r"^Object missing required field `(.*)`$")
+_QUOTED = re.compile(r"'(.*)'$")
+
+
+def _schema_error(type_name: str | None, text: str, request_id: RequestId | None) -> ProtocolError:
+    """Turn msgspec's "Expected `int`, got `str` - at `$.action.to_seat`" into
+    ``bad_message`` with path ``act.action.to_seat`` and "expected int, got str"."""
+    text, sep, where = text.rpartition(" - at `")
+    if not sep:
+        text, where = where, ""
+    is_key = where.startswith("key` in `")
+    if is_key:
+        where = where[len("key` in `") :]
+    where = where.rstrip("`")
+    rest = where[1:] if where.startswith("$") else ""
+    path = type_name + rest if type_name else rest.lstrip(".")
+    if is_key:
+        path += "[key]"
+    missing = _MISSING.match(text)
+    if missing:
+        path = f"{path}.{missing.group(1)}" if path else missing.group(1)
+        text = "missing required field"
+    message = _plain(text)
+    return ProtocolError(
+        ErrorCode.BAD_MESSAGE,
+        message[:MAX_ERROR_LENGTH],
+        path=path or None,
+        request_id=request_id,
+    )
+
+
+def _plain(text: str) -> str:
+    """msgspec's wording in ours: no backticks, lower case, short quotes."""
+    regex = _REGEX.search(text)
+    if regex:
+        text = text[: regex.start()] + _REGEX_WORDS.get(regex.group(1), "of the wrong form")
+    quoted = _QUOTED.search(text)
+    if quoted and len(quoted.group(1)) > _MAX_ECHO:
+        text = text[: quoted.start()] + _echo(quoted.group(1))
+    text = text.replace("`", "").replace("Invalid enum value", "invalid value")
+    return text[:1].lower() + text[1:]
+
+
+def _echo(value: str) -> str:
+    """``value`` quoted for an error message, cut to a readable length."""
+    if len(value) > _MAX_ECHO:
+        return repr(value[:_MAX_ECHO]) + "…"
+    return repr(value)

@@ -1,0 +1,195 @@
+"""The protocol's one exception, its error codes and its close codes.
+
+:class:`ProtocolError` is the only exception :mod:`protocol.codec` lets
+escape, whatever the bytes; the server also raises it for requests that
+decode but cannot be granted (``not_your_turn``, ``seat_taken``, …).
+:func:`error_message_for` is the one place that turns it into the ``error``
+message sent on the wire, and :func:`close_code_for` the one place that says
+which errors also end the connection, and with which WebSocket close code.
+
+The tables :data:`ERROR_CODE_DOCS` and :data:`CLOSE_CODE_DOCS` say when each
+code is used; PROTOCOL.md's tables are generated from them.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from .limits import MAX_ERROR_LENGTH, MAX_STRING_LENGTH
+from .messages import Error
+from .types import RequestId
+
+__all__ = [
+    "CLOSE_CODE_DOCS",
+    "ERROR_CODE_DOCS",
+    "CloseCode",
+    "ErrorCode",
+    "ProtocolError",
+    "close_code_for",
+    "error_message_for",
+]
+
+
+class ErrorCode(enum.StrEnum):
+    """The ``code`` of an ``error`` message. See :data:`ERROR_CODE_DOCS`."""
+
+    BAD_FRAME = "bad_frame"
+    BAD_MESSAGE = "bad_message"
+    UNSUPPORTED_VERSION = "unsupported_version"
+    UNKNOWN_TYPE = "unknown_type"
+    TOO_LARGE = "too_large"
+    NOT_WELCOME = "not_welcome"
+    BAD_TOKEN = "bad_token"
+    NO_SUCH_MATCH = "no_such_match"
+    MATCH_NOT_OPEN = "match_not_open"
+    MATCH_NOT_READY = "match_not_ready"
+    SEAT_TAKEN = "seat_taken"
+    BAD_JOIN_CODE = "bad_join_code"
+    NOT_IN_MATCH = "not_in_match"
+    NOT_HOST = "not_host"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_ACTION = "illegal_action"
+    RATE_LIMITED = "rate_limited"
+    SERVER_FULL = "server_full"
+    INTERNAL_ERROR = "internal_error"
+
+
+#: When each error code is sent.
+ERROR_CODE_DOCS: dict[ErrorCode, str] = {
+    ErrorCode.BAD_FRAME: "The frame is not MessagePack, not one map, a text frame, "
+    "or nested too deeply.",
+    ErrorCode.BAD_MESSAGE: "The map breaks its message's schema (a missing field, a wrong "
+    "type, a value out of range), or its fields do not fit together (a bot or `first_seat` "
+    "beyond `seats`, two bots on one seat, a ruleset the server does not offer). "
+    "`path` names the field.",
+    ErrorCode.UNSUPPORTED_VERSION: "`v` (or every entry of `hello.versions`) is a version the "
+    "server does not speak; the message lists those it does. The connection is closed.",
+    ErrorCode.UNKNOWN_TYPE: "`type` names no client→server message of this version.",
+    ErrorCode.TOO_LARGE: "The frame is larger than `MAX_FRAME_BYTES`. The connection is closed.",
+    ErrorCode.NOT_WELCOME: "A request other than `hello` before `welcome`, or a second `hello`.",
+    ErrorCode.BAD_TOKEN: "`hello.token` resumes no identity. The connection is closed.",
+    ErrorCode.NO_SUCH_MATCH: "`match` names no match the server knows.",
+    ErrorCode.MATCH_NOT_OPEN: "`join` of a match that has started or finished, "
+    "or `start` of one already started.",
+    ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `sync` before the "
+    "match has started, or `play_again` before it has finished.",
+    ErrorCode.SEAT_TAKEN: "`join` of a seat someone (or a bot) holds, or of a full match.",
+    ErrorCode.BAD_JOIN_CODE: "`join` or `watch` of a match with a join code, without it "
+    "or with a wrong one.",
+    ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync` or `chat` "
+    "outside a match, or `act` by a spectator.",
+    ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
+    ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
+    ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
+    "actions; the match is unchanged.",
+    ErrorCode.RATE_LIMITED: "Too many requests too fast; the request was dropped. "
+    "A client that keeps on is closed with 4008.",
+    ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
+    "On `hello` the connection is closed.",
+    ErrorCode.INTERNAL_ERROR: "The server failed; the request may not have been carried out. "
+    "Clients treat an error code they do not know like this one.",
+}
+
+
+class CloseCode(enum.IntEnum):
+    """WebSocket close codes the server uses. See :data:`CLOSE_CODE_DOCS`."""
+
+    NORMAL_CLOSURE = 1000
+    GOING_AWAY = 1001
+    MESSAGE_TOO_BIG = 1009
+    INTERNAL_ERROR = 1011
+    PROTOCOL_VIOLATION = 4000
+    UNSUPPORTED_VERSION = 4001
+    BAD_TOKEN = 4002
+    HELLO_TIMEOUT = 4003
+    REPLACED = 4004
+    TOO_SLOW = 4005
+    RATE_LIMITED = 4008
+    SERVER_FULL = 4009
+
+
+#: When the server closes with each code.
+CLOSE_CODE_DOCS: dict[CloseCode, str] = {
+    CloseCode.NORMAL_CLOSURE: "The client asked to close, or the server closes an idle "
+    "connection cleanly.",
+    CloseCode.GOING_AWAY: "The server is shutting down; reconnect later with the token.",
+    CloseCode.MESSAGE_TOO_BIG: "A frame was larger than `MAX_FRAME_BYTES` (after `too_large`).",
+    CloseCode.INTERNAL_ERROR: "The server hit an unexpected error on this connection.",
+    CloseCode.PROTOCOL_VIOLATION: "Too many `bad_frame`, `bad_message` or `unknown_type` "
+    "errors in a row.",
+    CloseCode.UNSUPPORTED_VERSION: "After `unsupported_version`.",
+    CloseCode.BAD_TOKEN: "After `bad_token`; say `hello` again without a token for a new identity.",
+    CloseCode.HELLO_TIMEOUT: "No `hello` arrived in time after connecting.",
+    CloseCode.REPLACED: "The same identity said `hello` on another connection; the newer one wins.",
+    CloseCode.TOO_SLOW: "The client did not read what the server sent; too many messages "
+    "were waiting for it. Reconnect and `sync`.",
+    CloseCode.RATE_LIMITED: "The client kept sending after `rate_limited`.",
+    CloseCode.SERVER_FULL: "After `server_full` in answer to `hello`.",
+}
+
+#: The errors that end the connection, and how.
+_CLOSING: dict[ErrorCode, CloseCode] = {
+    ErrorCode.UNSUPPORTED_VERSION: CloseCode.UNSUPPORTED_VERSION,
+    ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
+    ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
+    ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
+}
+
+
+class ProtocolError(Exception):
+    """A message that cannot be decoded, or a request that cannot be granted.
+
+    ``path`` names the offending field, starting with the message type
+    (``"act.action.to_seat"``); ``request_id`` is the ``id`` of the request
+    it answers, when known. ``str(error)`` reads
+    ``"act.action.to_seat: expected int, got str"``.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        path: str | None = None,
+        request_id: RequestId | None = None,
+    ) -> None:
+        super().__init__(code, message, path, request_id)
+        self.code = code
+        self.message = message
+        self.path = path
+        self.request_id = request_id
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def __repr__(self) -> str:
+        return (
+            f"ProtocolError({self.code.value!r}, {self.message!r}, "
+            f"path={self.path!r}, request_id={self.request_id!r})"
+        )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def error_message_for(error: ProtocolError, request_id: RequestId | None = None) -> Error:
+    """The ``error`` message that reports ``error`` to its client.
+
+    Its ``id`` is the error's own ``request_id`` or, when that is unknown (an
+    error raised while handling a request that decoded fine), ``request_id``.
+    The text and path are clipped to their wire limits, so the result always
+    encodes to a message every client accepts.
+    """
+    return Error(
+        code=error.code.value,
+        message=_clip(error.message, MAX_ERROR_LENGTH) or error.code.value,
+        path=None if error.path is None else _clip(error.path, MAX_STRING_LENGTH),
+        id=error.request_id if error.request_id is not None else request_id,
+    )
+
+
+def close_code_for(error: ProtocolError) -> CloseCode | None:
+    """The close code to end the connection with after reporting ``error``,
+    or None when the connection stays open."""
+    return _CLOSING.get(error.code)

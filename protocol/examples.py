@@ -1,0 +1,325 @@
+"""Example messages: one for every message type, action and event kind.
+
+PROTOCOL.md shows them (:mod:`protocol.docs`), the tests decode them back
+from the document, and :mod:`protocol.bench` times :data:`SNAPSHOT_4P` and
+:data:`ACT`. They are real positions: the snapshot and the events were taken
+from matches the engine played, converted the way the server converts them.
+"""
+
+from __future__ import annotations
+
+from .messages import (
+    Act,
+    Chat,
+    ChatLine,
+    CreateMatch,
+    Error,
+    Event,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    ListMatches,
+    MatchList,
+    MatchUpdate,
+    Message,
+    Ok,
+    PlayAgain,
+    Prompt,
+    Snapshot,
+    Start,
+    Sync,
+    Watch,
+    Welcome,
+)
+from .types import (
+    Action,
+    AddFaceUp,
+    AddSecret,
+    BotSeat,
+    CardAddedFaceUp,
+    CardAddedSecret,
+    CardDrawn,
+    CardGiven,
+    CardKept,
+    CardsDealt,
+    FestivalStarted,
+    GameEvent,
+    Give,
+    Keep,
+    MajorityPlace,
+    MajorityResult,
+    MatchEnded,
+    MatchSummary,
+    Opening,
+    OpeningChosen,
+    OpeningRevealed,
+    PlayerScore,
+    Points,
+    Scoring,
+    SeatInfo,
+    SeatState,
+    SecretRevealed,
+    State,
+    TurnStarted,
+)
+
+__all__ = [
+    "ACT",
+    "ACTION_EXAMPLES",
+    "CLIENT_EXAMPLES",
+    "EVENT_EXAMPLES",
+    "SCORING_3P",
+    "SERVER_EXAMPLES",
+    "SNAPSHOT_4P",
+    "STANDARD_POINTS",
+]
+
+MATCH = "k7Qm2"
+
+#: The published game's points (R30) at a 3- or 4-player table.
+STANDARD_POINTS = Points(
+    giving_bonus=(3, 2, 1, 0),
+    bouquet=(0, 0, 1, 2),
+    majority=((15, 10, 5), (10, 7, 4), (5, 3, 1)),
+    majority_places=2,
+)
+
+#: A 4-player match at turn 14, as seat 1 sees it with a card to place.
+SNAPSHOT_4P = Snapshot(
+    match=MATCH,
+    seq=79,
+    seat=1,
+    state=State(
+        phase="turn",
+        turn=14,
+        first_seat=0,
+        active=1,
+        to_act=(1,),
+        used="give",
+        festival=("orange-4", "purple-3", "purple-2", "purple-4", "orange-2", "blue-4", "pink-3"),
+        totals={"purple": 9, "blue": 4, "pink": 3, "orange": 6},
+        ranking=("purple", "orange", "blue", "pink"),
+        deck_count=28,
+        secret_count=11,
+        removed_count=6,
+        seats=(
+            SeatState(
+                seat=0,
+                bouquet=("blue-4", "pink-2", "blue-3", "purple-4", "blue-3", "pink-2", "purple-4"),
+                keeping=4,
+                giving=10,
+                opening_done=True,
+            ),
+            SeatState(
+                seat=1,
+                bouquet=("orange-2", "pink-3", "orange-2", "orange-4"),
+                keeping=2,
+                giving=16,
+                opening_done=True,
+            ),
+            SeatState(
+                seat=2, bouquet=("blue-2", "pink-2"), keeping=0, giving=15, opening_done=True
+            ),
+            SeatState(
+                seat=3,
+                bouquet=("purple-2", "purple-4", "orange-3", "orange-4", "pink-2", "blue-4"),
+                keeping=1,
+                giving=5,
+                opening_done=True,
+            ),
+        ),
+        points=STANDARD_POINTS,
+        opening=("orange-2", "purple-3"),
+        drawn="pink-4",
+        my_secret=("purple-3", "pink-3", "blue-3"),
+        legal_actions=(Keep(), AddFaceUp(), AddSecret()),
+    ),
+)
+
+#: A typical action: give the drawn card to seat 2, with a request id.
+ACT = Act(id=12, action=Give(to_seat=2))
+
+#: The final scoring of a 3-player match (the one PROTOCOL.md walks through).
+SCORING_3P = Scoring(
+    players=(
+        PlayerScore(
+            seat=0,
+            keeping=10,
+            giving=33,
+            majorities={"purple": 0, "blue": 10, "pink": 10, "orange": 0},
+            total=63,
+            tulips=18,
+        ),
+        PlayerScore(
+            seat=1,
+            keeping=2,
+            giving=44,
+            majorities={"purple": 0, "blue": 0, "pink": 0, "orange": 5},
+            total=51,
+            tulips=12,
+        ),
+        PlayerScore(
+            seat=2,
+            keeping=3,
+            giving=32,
+            majorities={"purple": 0, "blue": 7, "pink": 15, "orange": 3},
+            total=60,
+            tulips=15,
+        ),
+    ),
+    majorities=(
+        MajorityResult(
+            colour="pink",
+            rank=0,
+            places=(
+                MajorityPlace(seat=2, cards=4, value=11, place=0, points=15),
+                MajorityPlace(seat=0, cards=3, value=9, place=1, points=10),
+            ),
+        ),
+        MajorityResult(
+            colour="blue",
+            rank=1,
+            places=(
+                MajorityPlace(seat=0, cards=4, value=14, place=0, points=10),
+                MajorityPlace(seat=2, cards=4, value=10, place=1, points=7),
+            ),
+        ),
+        MajorityResult(
+            colour="orange",
+            rank=2,
+            places=(
+                MajorityPlace(seat=1, cards=5, value=15, place=0, points=5),
+                MajorityPlace(seat=2, cards=4, value=12, place=1, points=3),
+            ),
+        ),
+    ),
+    winners=(0,),
+    decided_by="points",
+)
+
+_SUMMARY = MatchSummary(
+    match=MATCH,
+    name="Friday tulips",
+    status="open",
+    seats=(
+        SeatInfo(seat=0, kind="human", name="Ada", connected=True),
+        SeatInfo(seat=1, kind="bot", name="Bot Bea", strength="easy"),
+        SeatInfo(seat=2, kind="empty"),
+    ),
+    host="Ada",
+    has_join_code=True,
+    ruleset="standard",
+    turn_timer=60.0,
+)
+
+#: One example per action kind.
+ACTION_EXAMPLES: dict[str, Action] = {
+    "keep": Keep(),
+    "give": Give(to_seat=2),
+    "add_face_up": AddFaceUp(),
+    "add_secret": AddSecret(),
+    "opening": Opening(secret="pink-4"),
+}
+
+#: Per event kind: (who sees it this way, the event).
+EVENT_EXAMPLES: dict[str, tuple[tuple[str, GameEvent], ...]] = {
+    "festival_started": (
+        (
+            "everyone",
+            FestivalStarted(cards=("pink-4", "blue-4"), ranking=("pink", "blue"), first_seat=0),
+        ),
+    ),
+    "cards_dealt": (
+        ("seat 0", CardsDealt(seat=0, cards=("blue-3", "pink-4"))),
+        ("everyone else", CardsDealt(seat=0, cards=None)),
+    ),
+    "opening_chosen": (
+        ("seat 0", OpeningChosen(seat=0, bouquet="blue-3", secret="pink-4")),
+        ("everyone else", OpeningChosen(seat=0, bouquet=None, secret=None)),
+    ),
+    "opening_revealed": (
+        (
+            "everyone",
+            OpeningRevealed(bouquets=("blue-3", "pink-2", "blue-2"), secret_count=3),
+        ),
+    ),
+    "turn_started": (("everyone", TurnStarted(seat=0, turn=1)),),
+    "card_drawn": (
+        ("seat 0", CardDrawn(seat=0, card="orange-3", deck_count=59)),
+        ("everyone else", CardDrawn(seat=0, card=None, deck_count=59)),
+    ),
+    "card_kept": (("everyone", CardKept(seat=0, card="orange-3", points=1)),),
+    "card_given": (("everyone", CardGiven(seat=1, to_seat=2, card="orange-4", points=6)),),
+    "card_added_face_up": (
+        (
+            "everyone",
+            CardAddedFaceUp(seat=0, card="orange-3", ranking=("pink", "blue", "orange")),
+        ),
+    ),
+    "card_added_secret": (
+        ("seat 1", CardAddedSecret(seat=1, card="purple-3", secret_count=4)),
+        ("everyone else", CardAddedSecret(seat=1, card=None, secret_count=4)),
+    ),
+    "secret_revealed": (
+        (
+            "everyone",
+            SecretRevealed(card="blue-2", ranking=("pink", "blue", "orange", "purple")),
+        ),
+    ),
+    "match_ended": (("everyone", MatchEnded(scoring=SCORING_3P)),),
+}
+
+#: One example per client→server message type.
+CLIENT_EXAMPLES: dict[str, Message] = {
+    "hello": Hello(id=1, client="tulips-tui/0.1", name="Ada"),
+    "list_matches": ListMatches(id=2),
+    "create_match": CreateMatch(
+        id=3,
+        name="Friday tulips",
+        seats=3,
+        bots=(BotSeat(seat=1, strength="easy"),),
+        join_code="tulip",
+        turn_timer=60.0,
+    ),
+    "join": Join(id=4, match=MATCH, seat=2, join_code="tulip"),
+    "watch": Watch(id=5, match=MATCH, join_code="tulip"),
+    "leave": Leave(id=6),
+    "start": Start(id=7),
+    "play_again": PlayAgain(id=8),
+    "act": ACT,
+    "sync": Sync(id=13),
+    "chat": Chat(id=14, text="good luck, all!"),
+}
+
+#: One example per server→client message type.
+SERVER_EXAMPLES: dict[str, Message] = {
+    "welcome": Welcome(
+        id=1,
+        server="tulips-server/0.1",
+        versions=(1,),
+        player="p_3fK9",
+        token="Zq1x-secret-resume-token-8Jd2",
+        name="Ada",
+    ),
+    "ok": Ok(id=7),
+    "error": Error(
+        id=12,
+        code="bad_message",
+        message="expected int, got str",
+        path="act.action.to_seat",
+    ),
+    "match_list": MatchList(id=2, matches=(_SUMMARY,)),
+    "joined": Joined(id=3, match=MATCH, seat=0, host=True),
+    "match_update": MatchUpdate(match=_SUMMARY),
+    "snapshot": SNAPSHOT_4P,
+    "event": Event(match=MATCH, seq=80, event=CardKept(seat=1, card="pink-4", points=2)),
+    "prompt": Prompt(
+        match=MATCH,
+        seq=79,
+        seat=1,
+        actions=(Keep(), AddFaceUp(), AddSecret()),
+        deadline=58.5,
+    ),
+    "chat": ChatLine(match=MATCH, seat=0, name="Ada", text="good luck, all!"),
+}

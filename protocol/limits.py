@@ -1,0 +1,87 @@
+"""Every size the protocol bounds, in one place.
+
+The message definitions (:mod:`protocol.types`, :mod:`protocol.messages`)
+build their constraints from these constants, the codec refuses frames above
+:data:`MAX_FRAME_BYTES` before decoding a byte of them, and PROTOCOL.md's
+limits table is generated from :data:`LIMITS`. Change a number here and the
+validation, the encoder's promises and the document change together.
+
+Invariant: every limit on a server→client field is at least the limit on the
+client→server field it is copied from (a name accepted in ``hello`` always
+fits in ``welcome``, ``chat`` text always fits in the relayed line), so a
+server that relays validated input never produces a message a client refuses.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LIMITS",
+    "MAX_CHAT_LENGTH",
+    "MAX_DEADLINE",
+    "MAX_DEPTH",
+    "MAX_ERROR_LENGTH",
+    "MAX_FRAME_BYTES",
+    "MAX_ID_LENGTH",
+    "MAX_LIST_LENGTH",
+    "MAX_MATCHES_LISTED",
+    "MAX_NAME_LENGTH",
+    "MAX_REQUEST_ID",
+    "MAX_SEATS",
+    "MAX_STRING_LENGTH",
+    "MAX_TURN_TIMER",
+    "MIN_SEATS",
+    "MIN_TURN_TIMER",
+]
+
+#: Largest frame (one WebSocket message) either side accepts, in bytes.
+MAX_FRAME_BYTES = 64 * 1024
+#: Longest string, in characters (code points), unless a field says otherwise.
+MAX_STRING_LENGTH = 200
+#: Longest player, match, bot or ruleset name and join code, in characters.
+MAX_NAME_LENGTH = 40
+#: Longest chat line, in characters.
+MAX_CHAT_LENGTH = 500
+#: Longest error message text, in characters (the sender truncates).
+MAX_ERROR_LENGTH = 500
+#: Longest identifier (match id, player id, resume token, string request id).
+MAX_ID_LENGTH = 64
+#: Longest list, unless a field says otherwise.
+MAX_LIST_LENGTH = 256
+#: Most matches in one ``match_list``: even with the longest names in 4-byte
+#: characters, that many summaries fit in one frame.
+MAX_MATCHES_LISTED = 32
+#: Largest integer request id: 2**53, so that JavaScript clients can use numbers.
+MAX_REQUEST_ID = 2**53
+#: Seats in a match (R5).
+MIN_SEATS = 2
+MAX_SEATS = 6
+#: Shortest and longest turn timer, in seconds.
+MIN_TURN_TIMER = 1.0
+MAX_TURN_TIMER = 3600.0
+#: Largest ``deadline`` of a prompt, in seconds.
+MAX_DEADLINE = 86400.0
+#: Deepest nesting a sender may produce, counting the message map as level 1.
+#: Every field a receiver knows has a fixed shape, shallower than this (the
+#: deepest, a snapshot's final scoring, nests 7 levels); the values of fields
+#: it does not know are skipped without being built, and a frame nested beyond
+#: the decoder's recursion limit is refused as ``bad_frame``.
+MAX_DEPTH = 32
+
+#: (name, value, meaning) for the limits table of PROTOCOL.md.
+LIMITS: tuple[tuple[str, object, str], ...] = (
+    ("MAX_FRAME_BYTES", MAX_FRAME_BYTES, "bytes in one frame; larger ones are refused unread"),
+    ("MAX_STRING_LENGTH", MAX_STRING_LENGTH, "characters in a string unless the field says less"),
+    ("MAX_NAME_LENGTH", MAX_NAME_LENGTH, "characters in a player, match or ruleset name"),
+    ("MAX_CHAT_LENGTH", MAX_CHAT_LENGTH, "characters in a chat line"),
+    ("MAX_ERROR_LENGTH", MAX_ERROR_LENGTH, "characters in an error message"),
+    ("MAX_ID_LENGTH", MAX_ID_LENGTH, "characters in a match id, player id, token, request id"),
+    ("MAX_LIST_LENGTH", MAX_LIST_LENGTH, "items in a list unless the field says less"),
+    ("MAX_MATCHES_LISTED", MAX_MATCHES_LISTED, "matches in one `match_list` (the server picks)"),
+    ("MAX_REQUEST_ID", MAX_REQUEST_ID, "largest integer request id"),
+    ("MIN_SEATS", MIN_SEATS, "fewest seats in a match"),
+    ("MAX_SEATS", MAX_SEATS, "most seats in a match; seats are numbered 0 to 5"),
+    ("MIN_TURN_TIMER", MIN_TURN_TIMER, "shortest turn timer, seconds"),
+    ("MAX_TURN_TIMER", MAX_TURN_TIMER, "longest turn timer, seconds"),
+    ("MAX_DEADLINE", MAX_DEADLINE, "largest prompt deadline, seconds"),
+    ("MAX_DEPTH", MAX_DEPTH, "deepest nesting a sender may produce (the message is level 1)"),
+)

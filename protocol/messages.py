@@ -1,0 +1,411 @@
+"""One definition per message type: the envelope, the client→server requests
+and the server→client messages, and the registries that name them.
+
+Every message is a MessagePack map. Its envelope is ``v`` (the protocol
+version), ``type`` (the message type, the struct's tag) and, on requests and
+their answers, an optional ``id``; the message's own fields sit beside them
+in the same map. These classes are the only definition: the codec
+(:mod:`protocol.codec`) encodes, decodes and validates with them, and
+PROTOCOL.md's message tables are generated from them (:mod:`protocol.docs`).
+
+Invariants:
+
+- ``v`` is always on the wire: it defaults to :data:`PROTOCOL_VERSION` through
+  a factory, which ``omit_defaults`` never leaves off.
+- Optional fields default to ``None`` or ``()`` and are left off the wire
+  when they have that value; a receiver treats a missing optional field and
+  a ``nil`` one alike.
+- Receivers ignore fields they do not know (forward compatibility within v1).
+- A server→client message's ``sent_to`` says who receives it; a request's
+  ``answer`` says what answers it. Both are rendered into PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, get_args
+
+import msgspec
+from msgspec import Meta
+
+from .limits import (
+    MAX_DEADLINE,
+    MAX_ERROR_LENGTH,
+    MAX_ID_LENGTH,
+    MAX_MATCHES_LISTED,
+    MAX_SEATS,
+    MAX_TURN_TIMER,
+    MIN_SEATS,
+    MIN_TURN_TIMER,
+)
+from .types import (
+    Action,
+    Actions,
+    BotSeat,
+    ChatText,
+    Count,
+    GameEvent,
+    Identifier,
+    MatchSummary,
+    Name,
+    RequestId,
+    Seat,
+    State,
+    Text,
+)
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "PROTOCOL_VERSION",
+    "SERVER_MESSAGES",
+    "SUPPORTED_VERSIONS",
+    "Act",
+    "Chat",
+    "ChatLine",
+    "ClientMessage",
+    "CreateMatch",
+    "Error",
+    "Event",
+    "Hello",
+    "Join",
+    "Joined",
+    "Leave",
+    "ListMatches",
+    "MatchList",
+    "MatchUpdate",
+    "Message",
+    "Ok",
+    "PlayAgain",
+    "Prompt",
+    "ServerMessage",
+    "Snapshot",
+    "Start",
+    "Sync",
+    "Watch",
+    "Welcome",
+]
+
+#: The version this package speaks, and puts in every message's ``v``.
+PROTOCOL_VERSION = 1
+#: Every version this package can decode.
+SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+
+Version = Annotated[int, Meta(ge=1, le=65535)]
+MatchId = Annotated[Identifier, Meta(description="the match id")]
+
+
+def _current_version() -> int:
+    return PROTOCOL_VERSION
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="type"):
+    """Base of every message: the envelope fields ``v`` and ``id``; ``type`` is the tag."""
+
+    v: Annotated[int, Meta(description="protocol version")] = msgspec.field(
+        default_factory=_current_version
+    )
+    id: Annotated[
+        RequestId | None,
+        Meta(description="request id: an int 0..2**53 or a string; repeated on the answer"),
+    ] = None
+
+
+class _Request(Message, frozen=True):
+    """Base of client→server messages."""
+
+    answer: ClassVar[str] = "`ok`, or `error`"
+
+
+class _Notice(Message, frozen=True):
+    """Base of server→client messages."""
+
+    sent_to: ClassVar[str] = ""
+
+
+# -- client → server: connecting ------------------------------------------
+
+
+class Hello(_Request, frozen=True, kw_only=True, tag="hello"):
+    """The first message on a connection: who the client is, and which versions
+    it speaks. With ``token`` it resumes an identity after a reconnect."""
+
+    answer = "`welcome` (then, when resuming a seat, `joined`, `snapshot`, `prompt`), or `error`"
+
+    client: Annotated[Text, Meta(description="the client program, e.g. `tulips-tui/0.1`")]
+    name: Annotated[Name, Meta(description="the player's display name")]
+    token: Annotated[
+        Identifier | None, Meta(description="the resume token of an earlier `welcome`")
+    ] = None
+    versions: Annotated[
+        Annotated[tuple[Version, ...], Meta(max_length=16)] | None,
+        Meta(description="every version the client speaks; default `[v]`"),
+    ] = None
+
+
+# -- client → server: the lobby --------------------------------------------
+
+
+class ListMatches(_Request, frozen=True, tag="list_matches"):
+    """Ask for the open, running and finished matches."""
+
+    answer = "`match_list`"
+
+
+class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
+    """Create a match and host it, in its lowest seat without a bot (or as a
+    spectator, if bots hold every seat)."""
+
+    answer = "`joined` (and `match_update`s as the seats fill), or `error`"
+
+    name: Annotated[Name, Meta(description="the match's name in the lobby")]
+    seats: Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS, description="number of seats")]
+    bots: Annotated[
+        tuple[BotSeat, ...],
+        Meta(max_length=MAX_SEATS - 1, description="seats taken by bots, with strength"),
+    ] = ()
+    join_code: Annotated[
+        Name | None, Meta(description="if set, `join` and `watch` must give it")
+    ] = None
+    turn_timer: Annotated[
+        Annotated[float, Meta(ge=MIN_TURN_TIMER, le=MAX_TURN_TIMER)] | None,
+        Meta(description="seconds per decision; on timeout the server plays for the seat"),
+    ] = None
+    ruleset: Annotated[
+        Name | None, Meta(description="a ruleset the server offers; default `standard`")
+    ] = None
+    first_seat: Annotated[
+        Seat | None, Meta(description="who plays first (R12); default: chance")
+    ] = None
+
+
+class Join(_Request, frozen=True, kw_only=True, tag="join"):
+    """Take a seat in an open match, or take back your own seat in any match."""
+
+    answer = "`joined` then `snapshot` (once started), or `error`"
+
+    match: MatchId
+    seat: Annotated[Seat | None, Meta(description="the seat wanted; default: lowest free")] = None
+    join_code: Annotated[Name | None, Meta(description="the match's join code, if it has one")] = (
+        None
+    )
+
+
+class Watch(_Request, frozen=True, kw_only=True, tag="watch"):
+    """Watch a match as a spectator: public information only (R24)."""
+
+    answer = "`joined` with `seat` null, then `snapshot` (once started), or `error`"
+
+    match: MatchId
+    join_code: Annotated[Name | None, Meta(description="the match's join code, if it has one")] = (
+        None
+    )
+
+
+class Leave(_Request, frozen=True, tag="leave"):
+    """Leave the current match. An open match's seat is freed; a running
+    match's seat is played by the server until its owner comes back with
+    ``join``."""
+
+
+class Start(_Request, frozen=True, tag="start"):
+    """The host starts the match once every seat is taken."""
+
+
+class PlayAgain(_Request, frozen=True, tag="play_again"):
+    """After a match ends: a rematch with the same settings, bots and players.
+
+    The first to ask opens and hosts it; every player of the old match who is
+    still there is seated in their old seat and receives ``joined`` for it.
+    """
+
+    answer = "`joined` for the new match, or `error`"
+
+
+# -- client → server: the match --------------------------------------------
+
+
+class Act(_Request, frozen=True, kw_only=True, tag="act"):
+    """Propose an action for your seat; it must be one of the prompt's."""
+
+    answer = "`ok` before the events it causes, or `error` (the match is unchanged)"
+
+    action: Annotated[Action, Meta(description="the action, one of the prompt's `actions`")]
+
+
+class Sync(_Request, frozen=True, tag="sync"):
+    """Ask for a fresh snapshot (after a gap in ``seq``, or any time)."""
+
+    answer = "`snapshot` (then `prompt`, if you must act), or `error`"
+
+
+class Chat(_Request, frozen=True, kw_only=True, tag="chat"):
+    """Say something to everyone in your match."""
+
+    text: Annotated[ChatText, Meta(description="the line")]
+
+
+# -- server → client ------------------------------------------------------
+
+
+class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):
+    """The answer to ``hello``: the server, the versions it speaks, and your identity."""
+
+    sent_to = "the connection that said `hello`"
+
+    server: Annotated[Text, Meta(description="the server program, e.g. `tulips-server/0.1`")]
+    versions: Annotated[
+        tuple[Version, ...], Meta(max_length=16, description="every version the server speaks")
+    ]
+    player: Annotated[Identifier, Meta(description="your player id (public)")]
+    token: Annotated[
+        Identifier, Meta(description="your secret resume token: send it in a later `hello`")
+    ]
+    name: Annotated[Name, Meta(description="your display name, as the server will show it")]
+
+
+class Ok(_Notice, frozen=True, tag="ok"):
+    """A request that carried an ``id`` succeeded and has no other answer."""
+
+    sent_to = "the requester"
+
+
+class Error(_Notice, frozen=True, kw_only=True, tag="error"):
+    """A request failed, or a frame could not be read."""
+
+    sent_to = "the requester only"
+
+    code: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=MAX_ID_LENGTH,
+            description="from the error code table; an unknown code means `internal_error`",
+        ),
+    ]
+    message: Annotated[
+        str, Meta(max_length=MAX_ERROR_LENGTH, description="what went wrong, for people")
+    ]
+    path: Annotated[
+        Text | None, Meta(description="the offending field, e.g. `act.action.to_seat`")
+    ] = None
+
+
+class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
+    """The answer to ``list_matches``."""
+
+    sent_to = "the requester"
+
+    matches: Annotated[
+        tuple[MatchSummary, ...],
+        Meta(
+            max_length=MAX_MATCHES_LISTED,
+            description="open first, then running, then the latest finished",
+        ),
+    ]
+
+
+class Joined(_Notice, frozen=True, kw_only=True, tag="joined"):
+    """You are in a match now: in a seat, or watching."""
+
+    sent_to = (
+        "the requester; also unasked, when `hello` resumes a seat or another "
+        "player's `play_again` seats you in the rematch"
+    )
+
+    match: MatchId
+    seat: Annotated[Seat | None, Meta(description="your seat; null for a spectator")]
+    host: Annotated[bool, Meta(description="you are the host (you may `start`)")]
+
+
+class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
+    """A match's seats, connections or status changed."""
+
+    sent_to = "every player and spectator of the match"
+
+    match: Annotated[MatchSummary, Meta(description="the match as it is now")]
+
+
+class Snapshot(_Notice, frozen=True, kw_only=True, tag="snapshot"):
+    """Everything the receiver may see of the match now (R24–R25).
+
+    Sent when the match starts, on ``join``/``watch`` of a started match, on
+    resuming, and in answer to ``sync``. It reflects the match's first ``seq``
+    events; the next ``event`` has ``seq + 1``.
+    """
+
+    sent_to = (
+        "one receiver; its `state` is built for that seat (private fields: only yours) "
+        "or, for a spectator, public information only"
+    )
+
+    match: MatchId
+    seq: Annotated[Count, Meta(description="the events it reflects")]
+    seat: Annotated[Seat | None, Meta(description="the seat it is built for; null: spectator")]
+    state: Annotated[State, Meta(description="the state")]
+
+
+class Event(_Notice, frozen=True, kw_only=True, tag="event"):
+    """Something happened in the match.
+
+    Events are numbered from 1 per match. A client that receives a ``seq``
+    other than the last one plus 1 has missed something and sends ``sync``.
+    """
+
+    sent_to = (
+        "every player and spectator, each its own projection: private fields are "
+        "null except for their owner (see the events table)"
+    )
+
+    match: MatchId
+    seq: Annotated[Count, Meta(description="this event's number, from 1")]
+    event: Annotated[GameEvent, Meta(description="what happened, tagged by `kind`")]
+
+
+class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
+    """It is your turn to act: choose one of ``actions`` and send ``act``."""
+
+    sent_to = "the seat that must act (during the opening, every seat)"
+
+    match: MatchId
+    seq: Annotated[Count, Meta(description="the events the prompt follows")]
+    seat: Annotated[Seat, Meta(description="your seat")]
+    actions: Annotated[Actions, Meta(min_length=1, description="your legal actions")]
+    deadline: Annotated[
+        Annotated[float, Meta(ge=0, le=MAX_DEADLINE)] | None,
+        Meta(description="seconds left; absent: no timer"),
+    ] = None
+
+
+class ChatLine(_Notice, frozen=True, kw_only=True, tag="chat"):
+    """A chat line said in the match."""
+
+    sent_to = "every player and spectator of the match, the speaker included"
+
+    match: MatchId
+    seat: Annotated[Seat | None, Meta(description="the speaker's seat; null: a spectator")]
+    name: Annotated[Name, Meta(description="the speaker's name")]
+    text: Annotated[ChatText, Meta(description="the line")]
+
+
+#: Every message a client may send.
+ClientMessage = (
+    Hello | ListMatches | CreateMatch | Join | Watch | Leave | Start | PlayAgain | Act | Sync | Chat
+)
+#: Every message a server may send.
+ServerMessage = (
+    Welcome | Ok | Error | MatchList | Joined | MatchUpdate | Snapshot | Event | Prompt | ChatLine
+)
+
+
+def _registry(union: object) -> dict[str, type[Message]]:
+    registry: dict[str, type[Message]] = {}
+    for cls in get_args(union):
+        tag = cls.__struct_config__.tag
+        assert isinstance(tag, str) and tag not in registry
+        registry[tag] = cls
+    return registry
+
+
+#: Client→server message types by their ``type`` tag, in document order.
+CLIENT_MESSAGES: dict[str, type[Message]] = _registry(ClientMessage)
+#: Server→client message types by their ``type`` tag, in document order.
+SERVER_MESSAGES: dict[str, type[Message]] = _registry(ServerMessage)

@@ -1,0 +1,495 @@
+"""The value types messages are made of: cards, colours, actions, seats,
+match summaries, the snapshot's state, the final scoring and the events.
+
+They mirror the engine's vocabulary (``engine/cards.py``, ``actions.py``,
+``events.py``, ``observation.py``, ``scoring.py``) with types of their own,
+because ``protocol`` imports nothing of ours; the server converts.
+
+Invariants:
+
+- Every card, colour and action has exactly one spelling, used in every
+  message: a colour is ``"purple"``, a card ``"pink-3"``, an action a map
+  tagged by ``kind`` (``{"kind": "give", "to_seat": 2}``).
+- Every field's type carries its bounds (``msgspec.Meta``), so the decoder
+  validates lengths and ranges in C, and PROTOCOL.md's tables (generated from
+  these definitions) state the same bounds.
+- A card that a receiver may not see is ``None`` on the wire (R25–R26): the
+  fields of an event that can hold one are listed in its ``private``
+  class attribute, and they are nullable; the state carries face-down cards of
+  other seats only as counts.
+- Values are frozen; sequences are tuples.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal, get_args
+
+import msgspec
+from msgspec import Meta
+
+from .limits import (
+    MAX_CHAT_LENGTH,
+    MAX_ID_LENGTH,
+    MAX_LIST_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_REQUEST_ID,
+    MAX_SEATS,
+    MAX_STRING_LENGTH,
+    MAX_TURN_TIMER,
+    MIN_SEATS,
+)
+
+__all__ = [
+    "ACTION_TYPES",
+    "CARDS",
+    "COLOURS",
+    "EVENT_TYPES",
+    "Action",
+    "AddFaceUp",
+    "AddSecret",
+    "BotSeat",
+    "Card",
+    "CardAddedFaceUp",
+    "CardAddedSecret",
+    "CardDrawn",
+    "CardGiven",
+    "CardKept",
+    "CardsDealt",
+    "ChatText",
+    "Colour",
+    "Count",
+    "DecidedBy",
+    "FestivalStarted",
+    "GameEvent",
+    "Give",
+    "Identifier",
+    "Keep",
+    "MajorityPlace",
+    "MajorityResult",
+    "MatchEnded",
+    "MatchStatus",
+    "MatchSummary",
+    "Name",
+    "Opening",
+    "OpeningChosen",
+    "OpeningRevealed",
+    "Phase",
+    "PlayerScore",
+    "Points",
+    "RequestId",
+    "Scoring",
+    "Seat",
+    "SeatInfo",
+    "SeatKind",
+    "SeatState",
+    "SecretRevealed",
+    "State",
+    "Strength",
+    "Text",
+    "TurnAction",
+    "TurnStarted",
+]
+
+# -- scalar spellings -------------------------------------------------------
+
+#: A tulip colour (R1).
+Colour = Literal["purple", "blue", "pink", "orange"]
+#: A card: ``"<colour>-<value>"``, values 2, 3 and 4 (R2).
+Card = Literal[
+    "purple-2",
+    "purple-3",
+    "purple-4",
+    "blue-2",
+    "blue-3",
+    "blue-4",
+    "pink-2",
+    "pink-3",
+    "pink-4",
+    "orange-2",
+    "orange-3",
+    "orange-4",
+]
+#: Who must act: every seat at once (R11), the active seat (R13), nobody (R18).
+Phase = Literal["opening", "turn", "over"]
+#: The three actions of a turn (R13); both forms of adding are ``"add"`` (R16).
+TurnAction = Literal["keep", "give", "add"]
+#: A bot's playing strength.
+Strength = Literal["easy", "medium", "hard"]
+#: A match in the lobby: taking players, being played, or over.
+MatchStatus = Literal["open", "running", "finished"]
+#: Who holds a seat.
+SeatKind = Literal["human", "bot", "empty"]
+#: What decided the winner (R23).
+DecidedBy = Literal["points", "tulips", "shared"]
+
+#: The four colours, in their canonical order (R1).
+COLOURS: tuple[Colour, ...] = get_args(Colour)
+#: The twelve card spellings, in colour order, then value order.
+CARDS: tuple[Card, ...] = get_args(Card)
+
+_PRINTABLE = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"  # no C0/C1 control characters
+_ID = "^[A-Za-z0-9_-]+$"
+
+#: A seat number, 0 to 5 (R5).
+Seat = Annotated[int, Meta(ge=0, le=MAX_SEATS - 1)]
+#: A count of cards, points, turns or events.
+Count = Annotated[int, Meta(ge=0)]
+#: A player, match or ruleset name: 1 to 40 characters, no control characters.
+Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME_LENGTH, pattern=_PRINTABLE)]
+#: A short free text.
+Text = Annotated[str, Meta(max_length=MAX_STRING_LENGTH, pattern=_PRINTABLE)]
+#: A chat line: 1 to 500 characters, no control characters.
+ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_LENGTH, pattern=_PRINTABLE)]
+#: A match id, player id or token: 1 to 64 of ``A-Z a-z 0-9 _ -``.
+Identifier = Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH, pattern=_ID)]
+#: A request id: an int 0 to 2**53, or a string of 1 to 64 characters.
+RequestId = (
+    Annotated[int, Meta(ge=0, le=MAX_REQUEST_ID)]
+    | Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH)]
+)
+
+Cards = Annotated[tuple[Card, ...], Meta(max_length=MAX_LIST_LENGTH)]
+Ranking = Annotated[tuple[Colour, ...], Meta(max_length=len(COLOURS))]
+Seats = Annotated[tuple[Seat, ...], Meta(max_length=MAX_SEATS)]
+
+
+class _Value(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Base of the value types: frozen, keyword-only, defaults left off the wire."""
+
+
+# -- actions ----------------------------------------------------------------
+
+
+class _ActionBase(_Value, frozen=True, tag_field="kind"):
+    """Base of the actions: a map tagged by ``kind``."""
+
+
+class Keep(_ActionBase, frozen=True, tag="keep"):
+    """KEEP the drawn card: it goes to your bouquet (R14)."""
+
+
+class Give(_ActionBase, frozen=True, kw_only=True, tag="give"):
+    """GIVE the drawn card to another seat's bouquet (R15)."""
+
+    to_seat: Annotated[Seat, Meta(description="the receiver")]
+
+
+class AddFaceUp(_ActionBase, frozen=True, tag="add_face_up"):
+    """ADD the drawn card face up to the festival (R16)."""
+
+
+class AddSecret(_ActionBase, frozen=True, tag="add_secret"):
+    """ADD the drawn card face down to the secret festival (R16)."""
+
+
+class Opening(_ActionBase, frozen=True, kw_only=True, tag="opening"):
+    """The opening choice: which dealt card goes face down (R11); the other goes
+    to your bouquet."""
+
+    secret: Annotated[Card, Meta(description="the dealt card that goes to the secret festival")]
+
+
+#: What a seat may propose, tagged by ``kind``.
+Action = Keep | Give | AddFaceUp | AddSecret | Opening
+#: The action types, in the order PROTOCOL.md lists them.
+ACTION_TYPES: tuple[type[_ActionBase], ...] = get_args(Action)
+
+Actions = Annotated[tuple[Action, ...], Meta(max_length=MAX_LIST_LENGTH)]
+
+# -- the lobby --------------------------------------------------------------
+
+
+class BotSeat(_Value, frozen=True, kw_only=True):
+    """A seat that a bot takes when the match is created."""
+
+    seat: Annotated[Seat, Meta(description="the bot's seat")]
+    strength: Annotated[Strength, Meta(description="how well it plays")] = "medium"
+
+
+class SeatInfo(_Value, frozen=True, kw_only=True):
+    """Who holds one seat of a match, as the lobby shows it."""
+
+    seat: Annotated[Seat, Meta(description="the seat number")]
+    kind: Annotated[SeatKind, Meta(description="a person, a bot, or nobody yet")]
+    name: Annotated[Name | None, Meta(description="the player's or bot's name")] = None
+    strength: Annotated[Strength | None, Meta(description="for a bot: its strength")] = None
+    connected: Annotated[bool, Meta(description="for a person: online now")] = False
+
+
+class MatchSummary(_Value, frozen=True, kw_only=True):
+    """A match as the lobby lists it."""
+
+    match: Annotated[Identifier, Meta(description="the match id")]
+    name: Annotated[Name, Meta(description="the name its host gave it")]
+    status: Annotated[MatchStatus, Meta(description="open, running or finished")]
+    seats: Annotated[
+        tuple[SeatInfo, ...],
+        Meta(min_length=MIN_SEATS, max_length=MAX_SEATS, description="every seat, by number"),
+    ]
+    host: Annotated[Name, Meta(description="the host player's name")]
+    has_join_code: Annotated[bool, Meta(description="joining and watching need the code")]
+    ruleset: Annotated[Name, Meta(description="the ruleset's name (R30)")]
+    turn_timer: Annotated[
+        Annotated[float, Meta(ge=0, le=MAX_TURN_TIMER)] | None,
+        Meta(description="seconds per decision; absent: no timer"),
+    ] = None
+
+
+# -- the snapshot -----------------------------------------------------------
+
+
+class SeatState(_Value, frozen=True, kw_only=True):
+    """What everyone may see of one seat (R24)."""
+
+    seat: Annotated[Seat, Meta(description="the seat number")]
+    bouquet: Annotated[Cards, Meta(description="face-up cards, in the order received")]
+    keeping: Annotated[Count, Meta(description="points scored by KEEP so far (R14)")]
+    giving: Annotated[Count, Meta(description="points scored by GIVE so far (R15)")]
+    opening_done: Annotated[bool, Meta(description="has made the opening choice (not which one)")]
+
+
+class Points(_Value, frozen=True, kw_only=True):
+    """The festival cards' points (R30), by rank 1st, 2nd, 3rd, 4th/unranked."""
+
+    giving_bonus: Annotated[
+        tuple[Count, Count, Count, Count], Meta(description="GIVE bonus by rank (R15)")
+    ]
+    bouquet: Annotated[
+        tuple[Count, Count, Count, Count], Meta(description="KEEP points by rank (R14)")
+    ]
+    majority: Annotated[
+        tuple[tuple[Count, Count, Count], tuple[Count, Count, Count], tuple[Count, Count, Count]],
+        Meta(description="for ranks 1st–3rd: 1st, 2nd, 3rd majority points (R20)"),
+    ]
+    majority_places: Annotated[
+        int, Meta(ge=0, le=3, description="majority places that score at this table size")
+    ]
+
+
+class MajorityPlace(_Value, frozen=True, kw_only=True):
+    """One seat's standing for a colour's majority (R20–R21)."""
+
+    seat: Annotated[Seat, Meta(description="the seat")]
+    cards: Annotated[Count, Meta(description="its cards of the colour")]
+    value: Annotated[Count, Meta(description="their total value (the tie-breaker, R21)")]
+    place: Annotated[int, Meta(ge=0, le=2, description="0 for the first majority, …")]
+    points: Annotated[Count, Meta(description="points scored")]
+
+
+class MajorityResult(_Value, frozen=True, kw_only=True):
+    """How one ranked colour's majorities were scored (R20–R22)."""
+
+    colour: Annotated[Colour, Meta(description="the colour")]
+    rank: Annotated[int, Meta(ge=0, le=2, description="0 for 1st, 1 for 2nd, 2 for 3rd")]
+    places: Annotated[
+        tuple[MajorityPlace, ...],
+        Meta(max_length=MAX_SEATS, description="only the seats that scored"),
+    ]
+
+
+class PlayerScore(_Value, frozen=True, kw_only=True):
+    """One seat's final points, split the way the rules earn them."""
+
+    seat: Annotated[Seat, Meta(description="the seat")]
+    keeping: Annotated[Count, Meta(description="KEEP points (R14)")]
+    giving: Annotated[Count, Meta(description="GIVE points (R15)")]
+    majorities: Annotated[
+        dict[Colour, Count], Meta(description="majority points per colour, every colour listed")
+    ]
+    total: Annotated[Count, Meta(description="keeping + giving + every majority")]
+    tulips: Annotated[Count, Meta(description="cards in the bouquet: the tie-breaker (R23)")]
+
+
+class Scoring(_Value, frozen=True, kw_only=True):
+    """The final scoring breakdown (R20–R23)."""
+
+    players: Annotated[
+        tuple[PlayerScore, ...], Meta(max_length=MAX_SEATS, description="one per seat")
+    ]
+    majorities: Annotated[
+        tuple[MajorityResult, ...],
+        Meta(max_length=3, description="the colours ranked 1st to 3rd, in rank order"),
+    ]
+    winners: Annotated[Seats, Meta(description="the winning seats (more than one if shared)")]
+    decided_by: Annotated[DecidedBy, Meta(description="what decided the winner (R23)")]
+
+
+class State(_Value, frozen=True, kw_only=True):
+    """Everything one seat — or a spectator — may know of a match now (R24–R25).
+
+    The public part is the same for every receiver. ``hand``, ``opening``,
+    ``drawn``, ``my_secret`` and ``legal_actions`` are the receiver's own and
+    are empty (left off) for a spectator. Cards that other seats put face down
+    appear only in ``secret_count`` (R26).
+    """
+
+    phase: Annotated[Phase, Meta(description="opening, turn or over")]
+    turn: Annotated[Count, Meta(description="the turn number, from 1; 0 during the opening")]
+    first_seat: Annotated[Seat, Meta(description="who plays the first turn (R12)")]
+    to_act: Annotated[Seats, Meta(description="the seats that must act now")]
+    festival: Annotated[Cards, Meta(description="face-up festival cards, in the order placed")]
+    totals: Annotated[dict[Colour, Count], Meta(description="every colour's festival total (R6)")]
+    ranking: Annotated[Ranking, Meta(description="the ranked colours, 1st first (R7)")]
+    deck_count: Annotated[Count, Meta(description="cards left in the deck")]
+    secret_count: Annotated[Count, Meta(description="cards in the secret festival (R9)")]
+    removed_count: Annotated[Count, Meta(description="cards removed unseen at setup (R4)")]
+    seats: Annotated[
+        tuple[SeatState, ...],
+        Meta(min_length=MIN_SEATS, max_length=MAX_SEATS, description="every seat, by number"),
+    ]
+    points: Annotated[Points, Meta(description="the festival cards' points (R30)")]
+    active: Annotated[Seat | None, Meta(description="whose turn it is, during a turn")] = None
+    used: Annotated[
+        TurnAction | None, Meta(description="the action the turn's first card used (R13)")
+    ] = None
+    revealed: Annotated[
+        Cards, Meta(description="secret cards turned face up at the end (R19)")
+    ] = ()
+    scoring: Annotated[Scoring | None, Meta(description="the final scoring, once over")] = None
+    hand: Annotated[
+        Cards, Meta(description="yours: your two dealt cards until you choose (R11)")
+    ] = ()
+    opening: Annotated[
+        Cards, Meta(description="yours: once chosen, your bouquet card and your secret card")
+    ] = ()
+    drawn: Annotated[
+        Card | None, Meta(description="yours: the card you drew and must place (R13)")
+    ] = None
+    my_secret: Annotated[
+        Cards, Meta(description="yours: the cards you put in the secret festival (R25)")
+    ] = ()
+    legal_actions: Annotated[
+        Actions, Meta(description="yours: what you may do now (empty if nothing)")
+    ] = ()
+
+
+# -- events -----------------------------------------------------------------
+
+
+class _EventBase(_Value, frozen=True, tag_field="kind"):
+    """Base of the events: a map tagged by ``kind``.
+
+    ``private`` names the fields only ``seat`` sees; everyone else receives
+    them as ``None`` (R25–R26).
+    """
+
+    private: ClassVar[tuple[str, ...]] = ()
+
+
+class FestivalStarted(_EventBase, frozen=True, kw_only=True, tag="festival_started"):
+    """The two cards that start the festival, and the ranking they give (R10)."""
+
+    cards: Annotated[Cards, Meta(description="the two starting cards")]
+    ranking: Annotated[Ranking, Meta(description="the ranking they give")]
+    first_seat: Annotated[Seat, Meta(description="who plays the first turn (R12)")]
+
+
+class CardsDealt(_EventBase, frozen=True, kw_only=True, tag="cards_dealt"):
+    """A seat was dealt its two starting cards (R11)."""
+
+    private = ("cards",)
+
+    seat: Annotated[Seat, Meta(description="the seat dealt to")]
+    cards: Annotated[Cards | None, Meta(description="the two cards; null for other seats")]
+
+
+class OpeningChosen(_EventBase, frozen=True, kw_only=True, tag="opening_chosen"):
+    """A seat made its opening choice (R11); which card went where stays private
+    until every seat has chosen."""
+
+    private = ("bouquet", "secret")
+
+    seat: Annotated[Seat, Meta(description="the seat that chose")]
+    bouquet: Annotated[Card | None, Meta(description="its bouquet card; null for others")]
+    secret: Annotated[Card | None, Meta(description="its secret card; null for others")]
+
+
+class OpeningRevealed(_EventBase, frozen=True, kw_only=True, tag="opening_revealed"):
+    """Every seat has chosen: each seat's bouquet card is now face up (R11)."""
+
+    bouquets: Annotated[Cards, Meta(description="each seat's bouquet card, by seat")]
+    secret_count: Annotated[Count, Meta(description="cards now in the secret festival")]
+
+
+class TurnStarted(_EventBase, frozen=True, kw_only=True, tag="turn_started"):
+    """A seat's turn begins (R13)."""
+
+    seat: Annotated[Seat, Meta(description="the active seat")]
+    turn: Annotated[Count, Meta(description="the turn number, from 1")]
+
+
+class CardDrawn(_EventBase, frozen=True, kw_only=True, tag="card_drawn"):
+    """The active seat drew a card; only that seat sees which (R25)."""
+
+    private = ("card",)
+
+    seat: Annotated[Seat, Meta(description="the seat that drew")]
+    card: Annotated[Card | None, Meta(description="the card; null for other seats")]
+    deck_count: Annotated[Count, Meta(description="cards left in the deck")]
+
+
+class CardKept(_EventBase, frozen=True, kw_only=True, tag="card_kept"):
+    """KEEP: the card went to the seat's bouquet for these points (R14)."""
+
+    seat: Annotated[Seat, Meta(description="the seat that kept")]
+    card: Annotated[Card, Meta(description="the card")]
+    points: Annotated[Count, Meta(description="points scored")]
+
+
+class CardGiven(_EventBase, frozen=True, kw_only=True, tag="card_given"):
+    """GIVE: the card went to ``to_seat``'s bouquet; the giver scored (R15)."""
+
+    seat: Annotated[Seat, Meta(description="the giver")]
+    to_seat: Annotated[Seat, Meta(description="the receiver")]
+    card: Annotated[Card, Meta(description="the card")]
+    points: Annotated[Count, Meta(description="points the giver scored")]
+
+
+class CardAddedFaceUp(_EventBase, frozen=True, kw_only=True, tag="card_added_face_up"):
+    """ADD: the card went face up into the festival, giving a new ranking (R16, R8)."""
+
+    seat: Annotated[Seat, Meta(description="the seat that added")]
+    card: Annotated[Card, Meta(description="the card")]
+    ranking: Annotated[Ranking, Meta(description="the ranking after it")]
+
+
+class CardAddedSecret(_EventBase, frozen=True, kw_only=True, tag="card_added_secret"):
+    """ADD: a card went face down; only its owner knows which (R16, R25–R26)."""
+
+    private = ("card",)
+
+    seat: Annotated[Seat, Meta(description="the seat that added")]
+    card: Annotated[Card | None, Meta(description="the card; null for other seats")]
+    secret_count: Annotated[Count, Meta(description="cards now in the secret festival")]
+
+
+class SecretRevealed(_EventBase, frozen=True, kw_only=True, tag="secret_revealed"):
+    """One secret-festival card turned face up at the end, and the new ranking (R19)."""
+
+    card: Annotated[Card, Meta(description="the card")]
+    ranking: Annotated[Ranking, Meta(description="the ranking after it")]
+
+
+class MatchEnded(_EventBase, frozen=True, kw_only=True, tag="match_ended"):
+    """The match is over: the final scoring (R20–R23)."""
+
+    scoring: Annotated[Scoring, Meta(description="the breakdown")]
+
+
+#: Something that happened in a match, tagged by ``kind``.
+GameEvent = (
+    FestivalStarted
+    | CardsDealt
+    | OpeningChosen
+    | OpeningRevealed
+    | TurnStarted
+    | CardDrawn
+    | CardKept
+    | CardGiven
+    | CardAddedFaceUp
+    | CardAddedSecret
+    | SecretRevealed
+    | MatchEnded
+)
+#: The event types, in the order PROTOCOL.md lists them.
+EVENT_TYPES: tuple[type[_EventBase], ...] = get_args(GameEvent)
