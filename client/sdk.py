@@ -1,0 +1,362 @@
+"""The client SDK: connect, say hello, ask the lobby, receive typed messages,
+propose actions, and come back with the resume token after a drop.
+
+Everything else on the client side — the terminal app, the example bots, the
+load generator — is built on :class:`Session`::
+
+    async with connect("ws://localhost:8765", name="Ana") as session:
+        await session.create_match(seats=4, bots=[(1, "easy"), (2, "easy"), (3, "easy")])
+        await session.start()
+        async for message in session:
+            if isinstance(message, protocol.Prompt):
+                await session.act(message.actions[0])
+
+Requests return their answer (or raise :class:`RequestError`); every message
+the server sends, answers included, also arrives through ``async for``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import AsyncIterator, Generator, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
+
+import protocol as wire
+
+__all__ = [
+    "ConnectError",
+    "ConnectionLost",
+    "Reconnected",
+    "RequestError",
+    "Session",
+    "connect",
+]
+
+log = logging.getLogger(__name__)
+
+CLIENT_NAME = "tulips-sdk/0.1"
+_M = TypeVar("_M", bound=wire.Message)
+
+
+class ConnectError(Exception):
+    """The server could not be reached or refused the hello."""
+
+
+class RequestError(Exception):
+    """The server answered a request with an error."""
+
+    def __init__(self, error: wire.Error) -> None:
+        super().__init__(error.code, error.message)
+        self.error = error
+        self.code = error.code
+        self.path = error.path
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.code}: {self.error.message}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLost:
+    """Not from the wire: the connection dropped; the session is reconnecting."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """Not from the wire: the session is back, with the same identity."""
+
+
+SessionEvent = wire.ServerMessage | ConnectionLost | Reconnected
+
+
+class Session:
+    """One identity on one server, over a connection that may be renewed."""
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        token: str | None = None,
+        client: str = CLIENT_NAME,
+        reconnect: bool = True,
+        open_timeout: float = 10.0,
+        request_timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.token = token
+        self.client = client
+        self.reconnect = reconnect
+        self.open_timeout = open_timeout
+        self.request_timeout = request_timeout
+        self.player_id: str | None = None
+        self.server_name: str | None = None
+        self._connection: ClientConnection | None = None
+        self._inbox: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
+        self._pending: dict[int, asyncio.Future[wire.ServerMessage]] = {}
+        self._ids = itertools.count(1)
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # -- connection life ------------------------------------------------------------------
+
+    async def open(self) -> wire.Welcome:
+        """Connect and say hello (with the token, if this session has one)."""
+        try:
+            connection = await ws_connect(
+                self.url,
+                open_timeout=self.open_timeout,
+                compression=None,
+                max_size=wire.MAX_FRAME_BYTES,
+            )
+        except (OSError, TimeoutError, InvalidURI, WebSocketException) as exc:
+            raise ConnectError(f"cannot reach {self.url}: {exc}") from None
+        hello = wire.Hello(client=self.client, name=self.name, token=self.token, id=0)
+        try:
+            await connection.send(wire.encode(hello))
+            frame = await asyncio.wait_for(connection.recv(), self.open_timeout)
+            answer = wire.decode_server_message(_as_bytes(frame))
+        except (ConnectionClosed, TimeoutError, wire.ProtocolError) as exc:
+            await connection.close()
+            raise ConnectError(f"{self.url} did not welcome us: {exc}") from None
+        if isinstance(answer, wire.Error):
+            await connection.close()
+            raise ConnectError(f"{self.url} refused us: {answer.code}: {answer.message}")
+        if not isinstance(answer, wire.Welcome):
+            await connection.close()
+            raise ConnectError(f"{self.url} answered hello with {type(answer).__name__}")
+        self._connection = connection
+        self.token = answer.token
+        self.player_id = answer.player
+        self.server_name = answer.server
+        self._reader = asyncio.get_running_loop().create_task(self._read(connection))
+        return answer
+
+    async def close(self) -> None:
+        """Close for good (no reconnect)."""
+        self._closed = True
+        if self._connection is not None:
+            await self._connection.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        self._fail_pending("session closed")
+        self._inbox.put_nowait(None)
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def _read(self, connection: ClientConnection) -> None:
+        try:
+            async for frame in connection:
+                try:
+                    message = wire.decode_server_message(_as_bytes(frame))
+                except wire.ProtocolError as exc:
+                    log.warning("ignoring a frame we cannot read: %s", exc)
+                    continue
+                if isinstance(message, wire.Unknown):
+                    continue  # PROTOCOL.md: ignore message types we do not know
+                request_id = message.id
+                if isinstance(request_id, int) and request_id in self._pending:
+                    future = self._pending.pop(request_id)
+                    if not future.done():
+                        future.set_result(message)
+                self._inbox.put_nowait(message)
+        except ConnectionClosed:
+            pass
+        reason = f"{connection.close_code} {connection.close_reason or ''}".strip()
+        self._fail_pending(f"connection closed ({reason})")
+        if self._closed:
+            return
+        if not self.reconnect or connection.close_code in _FINAL_CLOSE_CODES:
+            self._closed = True
+            self._inbox.put_nowait(ConnectionLost(reason))
+            self._inbox.put_nowait(None)
+            return
+        self._inbox.put_nowait(ConnectionLost(reason))
+        asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        delay = 0.2
+        while not self._closed:
+            try:
+                await self.open()
+            except ConnectError as exc:
+                log.info("reconnect failed: %s; next try in %.1f s", exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            self._inbox.put_nowait(Reconnected())
+            return
+
+    def _fail_pending(self, why: str) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError(why))
+        self._pending.clear()
+
+    # -- receiving --------------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[SessionEvent]:
+        return self._messages()
+
+    async def _messages(self) -> AsyncIterator[SessionEvent]:
+        while True:
+            message = await self._inbox.get()
+            if message is None:
+                return
+            yield message
+
+    async def next_of(self, kind: type[_M], timeout: float | None = None) -> _M:
+        """Skip to the next message of this type (handy in tests and scripts)."""
+        async with asyncio.timeout(timeout):
+            async for message in self:
+                if isinstance(message, kind):
+                    return message
+        raise ConnectionError("session closed")
+
+    # -- requests ---------------------------------------------------------------------------
+
+    async def send(self, message: wire.Message) -> None:
+        """Send a message without waiting for its answer."""
+        if self._connection is None:
+            raise ConnectionError("not connected")
+        await self._connection.send(wire.encode(message))
+
+    async def request(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
+        """Send a request with a fresh id and return its answer (or raise RequestError)."""
+        request_id = next(self._ids)
+        future: asyncio.Future[wire.ServerMessage] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self.send(build(id=request_id, **fields))
+            answer = await asyncio.wait_for(future, self.request_timeout)
+        finally:
+            self._pending.pop(request_id, None)
+        if isinstance(answer, wire.Error):
+            raise RequestError(answer)
+        return answer
+
+    async def list_matches(self) -> Sequence[wire.MatchSummary]:
+        """The server's matches: open, running and recently finished."""
+        answer = await self.request(wire.ListMatches)
+        assert isinstance(answer, wire.MatchList)
+        return answer.matches
+
+    async def create_match(
+        self,
+        *,
+        name: str = "match",
+        seats: int = 4,
+        bots: Sequence[tuple[int, str]] = (),
+        join_code: str | None = None,
+        turn_timer: float | None = None,
+        ruleset: str | None = None,
+        first_seat: int | None = None,
+    ) -> wire.Joined:
+        """Create a match and sit in its first seat without a bot, as host."""
+        answer = await self.request(
+            wire.CreateMatch,
+            name=name,
+            seats=seats,
+            bots=tuple(wire.BotSeat(seat=s, strength=cast(Any, k)) for s, k in bots),
+            join_code=join_code,
+            turn_timer=turn_timer,
+            ruleset=ruleset,
+            first_seat=first_seat,
+        )
+        assert isinstance(answer, wire.Joined)
+        return answer
+
+    async def join(
+        self, match: str, seat: int | None = None, join_code: str | None = None
+    ) -> wire.Joined:
+        """Take a seat (the first free one if ``seat`` is None)."""
+        answer = await self.request(wire.Join, match=match, seat=seat, join_code=join_code)
+        assert isinstance(answer, wire.Joined)
+        return answer
+
+    async def watch(self, match: str, join_code: str | None = None) -> wire.Joined:
+        """Watch a match as a spectator."""
+        answer = await self.request(wire.Watch, match=match, join_code=join_code)
+        assert isinstance(answer, wire.Joined)
+        return answer
+
+    async def leave(self) -> None:
+        """Leave the current match."""
+        await self.request(wire.Leave)
+
+    async def start(self) -> None:
+        """Start the match (host only, every seat taken)."""
+        await self.request(wire.Start)
+
+    async def play_again(self) -> wire.Joined:
+        """Open (or join) the rematch of a finished match."""
+        answer = await self.request(wire.PlayAgain)
+        assert isinstance(answer, wire.Joined)
+        return answer
+
+    async def act(self, action: wire.Action) -> None:
+        """Propose an action; returns once the server accepted it."""
+        await self.request(wire.Act, action=action)
+
+    async def sync(self) -> wire.Snapshot:
+        """A fresh snapshot of the current match."""
+        answer = await self.request(wire.Sync)
+        assert isinstance(answer, wire.Snapshot)
+        return answer
+
+    async def chat(self, text: str) -> None:
+        """Say something to the match."""
+        await self.request(wire.Chat, text=text)
+
+
+#: Close codes after which coming back would be refused again.
+_FINAL_CLOSE_CODES = frozenset({4001, 4002})
+
+
+def _as_bytes(frame: str | bytes) -> bytes:
+    if isinstance(frame, str):
+        raise wire.ProtocolError(wire.ErrorCode.BAD_FRAME, "a text frame from the server")
+    return frame
+
+
+class connect:
+    """Open a :class:`Session`: ``session = await connect(...)`` or
+    ``async with connect(...) as session`` (closed on exit)."""
+
+    def __init__(self, url: str, name: str, **options: Any) -> None:
+        self.session = Session(url, name, **options)
+
+    def __await__(self) -> Generator[Any, None, Session]:
+        return self._open().__await__()
+
+    async def _open(self) -> Session:
+        await self.session.open()
+        return self.session
+
+    async def __aenter__(self) -> Session:
+        return await self._open()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.session.close()

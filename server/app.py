@@ -1,0 +1,214 @@
+"""The server: accepts WebSocket connections, says hello, and hands each
+request to the lobby, which owns the rooms.
+
+One task per connection: hello under a timeout, then ``async for`` the
+frames — decode, rate-limit, dispatch — with one logged top-level ``except``
+that closes with 1011, and the player's seat released in ``finally``.
+``GET /healthz`` on the same port answers a short JSON status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http
+import json
+import logging
+import os
+import resource
+import time
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+import protocol as wire
+
+from .config import ServerConfig
+from .lobby import Lobby
+from .peer import Peer
+from .ratelimit import TokenBucket
+
+__all__ = ["TulipsServer", "memory_bytes"]
+
+log = logging.getLogger("server")
+
+
+def memory_bytes() -> int:
+    """This process's resident memory, in bytes."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # not Linux: the peak is the best we have
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class TulipsServer:
+    """A running server: ``await start()``, then ``await stop()``."""
+
+    def __init__(self, config: ServerConfig, lobby: Lobby | None = None) -> None:
+        self.config = config
+        self.lobby = lobby or Lobby(config)
+        self.peers: set[Peer] = set()
+        self.started = time.monotonic()
+        self._server: Server | None = None
+
+    @property
+    def port(self) -> int:
+        """The port actually bound (useful with port 0)."""
+        assert self._server is not None
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def start(self) -> None:
+        """Listen, and log where in a line a person can read."""
+        await self.lobby.open()
+        self._server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            process_request=self._http,
+            compression=None,  # LAN-sized frames: deflate costs more memory than it saves
+            max_size=wire.MAX_FRAME_BYTES,
+            max_queue=16,
+            ping_interval=self.config.ping_interval,
+            ping_timeout=self.config.ping_timeout,
+            open_timeout=self.config.hello_timeout,
+            server_header=None,
+        )
+        host = self.config.host
+        shown = "every interface" if host in ("0.0.0.0", "::", "") else host
+        log.info(
+            "Gift of Tulips server listening on %s, port %d (ws://%s:%d)",
+            shown,
+            self.port,
+            "localhost" if shown == "every interface" else host,
+            self.port,
+        )
+
+    async def stop(self) -> None:
+        """Tell every client the server is going away, save, and close."""
+        if self._server is None:
+            return
+        self._server.close(close_connections=False)
+        await asyncio.gather(
+            *(
+                peer.flush_and_close(wire.CloseCode.GOING_AWAY, "server shutting down")
+                for peer in list(self.peers)
+            ),
+            return_exceptions=True,
+        )
+        await self._server.wait_closed()
+        await self.lobby.close()
+        self._server = None
+
+    async def serve_forever(self) -> None:
+        """Serve until cancelled."""
+        assert self._server is not None
+        await self._server.serve_forever()
+
+    # -- HTTP ---------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """The status ``/healthz`` reports."""
+        return {
+            "status": "ok",
+            "matches": len(self.lobby.rooms),
+            "running": self.lobby.running_count(),
+            "connections": len(self.peers),
+            "players": len(self.lobby.players),
+            "uptime": round(time.monotonic() - self.started, 1),
+            "memory_bytes": memory_bytes(),
+        }
+
+    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.path.split("?")[0] == "/healthz":
+            body = json.dumps(self.health()).encode()
+            headers = Headers(
+                [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+            )
+            return Response(200, "OK", headers, body)
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return connection.respond(
+                http.HTTPStatus.NOT_FOUND,
+                "Gift of Tulips: use a WebSocket client, or GET /healthz\n",
+            )
+        if len(self.peers) >= self.config.max_connections:
+            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
+        return None
+
+    # -- WebSocket ----------------------------------------------------------------------
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        peer = Peer(connection, self.config.max_outbox)
+        self.peers.add(peer)
+        try:
+            if await self._hello(peer):
+                await self._serve(peer)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection %r failed", peer)
+            await connection.close(wire.CloseCode.INTERNAL_ERROR, "internal error")
+        finally:
+            self.peers.discard(peer)
+            self.lobby.disconnect(peer)
+            peer.stop()
+
+    async def _hello(self, peer: Peer) -> bool:
+        """Read the hello; answer welcome, or an error and a close."""
+        try:
+            frame = await asyncio.wait_for(peer.connection.recv(), self.config.hello_timeout)
+        except TimeoutError:
+            await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
+            return False
+        try:
+            message = wire.decode_client_message(_as_bytes(frame))
+            if not isinstance(message, wire.Hello):
+                raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
+            answer = self.lobby.hello(peer, message)
+        except wire.ProtocolError as exc:
+            peer.send(wire.encode(wire.error_message_for(exc)))
+            code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
+            await peer.flush_and_close(code, exc.message[:120])
+            return False
+        peer.send(wire.encode(answer))
+        self.lobby.after_welcome(peer)
+        return True
+
+    async def _serve(self, peer: Peer) -> None:
+        bucket = TokenBucket(self.config.rate_limit, self.config.rate_burst)
+        bad = 0
+        async for frame in peer.connection:
+            if not bucket.take():
+                peer.send(
+                    wire.encode(
+                        wire.error_message_for(
+                            wire.ProtocolError(
+                                wire.ErrorCode.RATE_LIMITED, "too many messages; slow down"
+                            )
+                        )
+                    )
+                )
+                if bucket.overdrawn():
+                    peer.close(wire.CloseCode.RATE_LIMITED, "flooding")
+                    return
+                continue
+            try:
+                message = wire.decode_client_message(_as_bytes(frame))
+            except wire.ProtocolError as exc:
+                bad += 1
+                peer.send(wire.encode(wire.error_message_for(exc)))
+                if bad >= self.config.max_bad_frames:
+                    peer.close(wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages")
+                    return
+                continue
+            await self.lobby.dispatch(peer, message)
+
+
+def _as_bytes(frame: str | bytes) -> bytes:
+    if isinstance(frame, str):
+        raise wire.ProtocolError(
+            wire.ErrorCode.BAD_FRAME, "frames are binary MessagePack, not text"
+        )
+    return frame

@@ -1,0 +1,93 @@
+"""``tulips-server`` (also ``python -m server``): run a server for the LAN."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from pathlib import Path
+
+from .app import TulipsServer
+from .config import ServerConfig
+
+__all__ = ["main", "parse_args"]
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
+
+
+def parse_args(argv: list[str] | None = None) -> ServerConfig:
+    """Read the command line into a :class:`ServerConfig` (exits on a bad flag)."""
+    defaults = ServerConfig()
+    parser = argparse.ArgumentParser(prog="tulips-server", description=__doc__)
+    parser.add_argument("--host", default=defaults.host, help="address to listen on")
+    parser.add_argument("--port", type=_port, default=defaults.port, help="0 picks a free port")
+    parser.add_argument("--data-dir", type=Path, help="where matches are stored")
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    parser.add_argument("--max-matches", type=_positive_int, default=defaults.max_matches)
+    parser.add_argument("--max-connections", type=_positive_int, default=defaults.max_connections)
+    parser.add_argument(
+        "--grace-period",
+        type=float,
+        default=defaults.grace_period,
+        help="seconds before a bot plays for a player who is gone",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=defaults.bot_delay,
+        help="seconds a bot waits before it acts",
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir,
+        max_matches=args.max_matches,
+        max_connections=args.max_connections,
+        grace_period=args.grace_period,
+        bot_delay=args.bot_delay,
+    )
+
+
+async def run(config: ServerConfig) -> None:
+    """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+    server = TulipsServer(config)
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    logging.getLogger("server").info("shutting down")
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tulips-server``."""
+    config = parse_args(argv)
+    try:
+        asyncio.run(run(config))
+    except OSError as exc:
+        logging.getLogger("server").error(
+            "cannot listen on %s:%s: %s", config.host, config.port, exc.strerror or exc
+        )
+        return 1
+    return 0

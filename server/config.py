@@ -1,0 +1,38 @@
+"""The server's settings, with the defaults a LAN host wants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ServerConfig"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything ``tulips-server`` can be told; tests build one directly."""
+
+    host: str = "0.0.0.0"
+    port: int = 8765
+    data_dir: Path | None = None
+    name: str = "tulips-server"
+    max_matches: int = 1000
+    max_connections: int = 5000
+    #: seconds a hello may take before the connection is closed
+    hello_timeout: float = 10.0
+    #: seconds a seat's player may be gone before a bot plays for them
+    grace_period: float = 30.0
+    #: seconds a bot waits before it acts, so people can follow the table
+    bot_delay: float = 0.0
+    #: websockets keep-alive: ping every ``ping_interval`` s, drop after ``ping_timeout`` s
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    #: frames one connection may send per second (burst allowed up to ``rate_burst``)
+    rate_limit: float = 50.0
+    rate_burst: int = 100
+    #: bad frames a connection may send before it is closed
+    max_bad_frames: int = 20
+    #: frames queued for a client that does not read before it is dropped
+    max_outbox: int = 1000
+    #: finished matches kept in memory and listed in the lobby
+    keep_finished: int = 50

@@ -1,0 +1,73 @@
+"""Players and their secret resume tokens.
+
+A player is who a connection says it is after hello: a fresh identity, or an
+old one proved with its resume token. Only a SHA-256 hash of each token is
+kept, so a leaked player table does not let anyone act for a seat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+__all__ = ["Player", "Players", "hash_token"]
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a resume token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(eq=False, slots=True)
+class Player:
+    """One person (or remote bot) known to the server."""
+
+    id: str
+    name: str
+    token_hash: str
+    #: the match the player sits in or watches, if any
+    match_id: str | None = None
+    #: live connections of this player (a reconnect may overlap the old one)
+    connections: set[object] = field(default_factory=set)
+
+    @property
+    def connected(self) -> bool:
+        """Whether any connection of the player is open."""
+        return bool(self.connections)
+
+
+class Players:
+    """Every player this server knows, by id and by token hash."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Player] = {}
+        self._by_token: dict[str, Player] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def new(self, name: str) -> tuple[Player, str]:
+        """A new player and its secret token (shown once, to its owner)."""
+        token = secrets.token_urlsafe(24)
+        player = Player(id=secrets.token_hex(6), name=name, token_hash=hash_token(token))
+        self.add(player)
+        return player, token
+
+    def add(self, player: Player) -> None:
+        """Register a player (new, or restored from storage)."""
+        self._by_id[player.id] = player
+        self._by_token[player.token_hash] = player
+
+    def by_token(self, token: str) -> Player | None:
+        """The player this token proves, if any."""
+        digest = hash_token(token)
+        player = self._by_token.get(digest)
+        if player is None or not hmac.compare_digest(player.token_hash, digest):
+            return None
+        return player
+
+    def get(self, player_id: str) -> Player | None:
+        """The player with this id, if known."""
+        return self._by_id.get(player_id)

@@ -1,0 +1,408 @@
+"""The lobby: players, rooms, and the one table that maps each request type
+to what the server does about it.
+
+Every handler answers its request (repeating its id) or raises; exactly one
+function, :func:`error_for`, turns what it raised into a wire error.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import protocol as wire
+from engine import DEFAULT_RULESET, IllegalAction, NotYourTurn, Ruleset
+from protocol.limits import MAX_MATCHES_LISTED
+
+from . import views
+from .bots import Bot
+from .config import ServerConfig
+from .identity import Player, Players
+from .peer import Peer
+from .room import Room, RoomError, RoomStatus, SeatSlot
+
+__all__ = ["Lobby", "error_for"]
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[["Lobby", Peer, Any], Awaitable[wire.ServerMessage | None]]
+
+
+def error_for(exc: Exception, request_id: int | str | None) -> wire.ServerMessage:
+    """The wire error for anything a request handler raised."""
+    if isinstance(exc, wire.ProtocolError):
+        return wire.error_message_for(exc, request_id)
+    if isinstance(exc, RoomError):
+        return wire.Error(code=exc.code, message=exc.message, id=request_id)
+    if isinstance(exc, NotYourTurn):
+        return wire.Error(code=wire.ErrorCode.NOT_YOUR_TURN, message=str(exc), id=request_id)
+    if isinstance(exc, IllegalAction):
+        return wire.Error(code=wire.ErrorCode.ILLEGAL_ACTION, message=str(exc), id=request_id)
+    return wire.Error(code=wire.ErrorCode.INTERNAL_ERROR, message="internal error", id=request_id)
+
+
+class Lobby:
+    """Every player and room of one server."""
+
+    def __init__(self, config: ServerConfig, rulesets: dict[str, Ruleset] | None = None) -> None:
+        self.config = config
+        self.players = Players()
+        self.rooms: dict[str, Room] = {}
+        self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
+        self._lobby_peers: set[Peer] = set()
+
+    async def open(self) -> None:
+        """Get ready to serve (storage restores rooms here)."""
+
+    async def close(self) -> None:
+        """Stop every room's timers and bots."""
+        for room in self.rooms.values():
+            room.close()
+
+    def running_count(self) -> int:
+        """Matches being played now."""
+        return sum(room.status is RoomStatus.RUNNING for room in self.rooms.values())
+
+    # -- connection life ----------------------------------------------------------------
+
+    def hello(self, peer: Peer, message: wire.Hello) -> wire.ServerMessage:
+        """Who the peer is: a proved identity or a new one."""
+        token = message.token
+        if token is not None:
+            player = self.players.by_token(token)
+            if player is None:
+                raise wire.ProtocolError(wire.ErrorCode.BAD_TOKEN, "unknown resume token")
+            player.name = message.name
+        else:
+            player, token = self.players.new(message.name)
+        peer.player = player
+        player.connections.add(peer)
+        log.info("%s (%s) connected with %s", player.name, player.id, message.client)
+        return wire.Welcome(
+            id=message.id,
+            server=self.config.name,
+            versions=wire.SUPPORTED_VERSIONS,
+            player=player.id,
+            token=token,
+            name=player.name,
+        )
+
+    def after_welcome(self, peer: Peer) -> None:
+        """Put a returning player back where they were."""
+        player = peer.player
+        assert player is not None
+        room = self.rooms.get(player.match_id) if player.match_id else None
+        if room is None:
+            self._lobby_peers.add(peer)
+            return
+        peer.room = room
+        seat = room.attach(player, peer)
+        self._send_joined(peer, room, seat, None)
+
+    def disconnect(self, peer: Peer) -> None:
+        """The peer's connection is gone."""
+        self._lobby_peers.discard(peer)
+        if peer.player is not None:
+            peer.player.connections.discard(peer)
+        if peer.room is not None:
+            peer.room.detach(peer)
+            peer.room = None
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
+        """Answer one request: its reply, or an error that says what was wrong."""
+        handler = _HANDLERS.get(type(message))
+        request_id = getattr(message, "id", None)
+        try:
+            if handler is None:
+                raise wire.ProtocolError(
+                    wire.ErrorCode.UNKNOWN_TYPE, f"{type(message).__name__} is not a request here"
+                )
+            answer = await handler(self, peer, message)
+        except (wire.ProtocolError, RoomError, IllegalAction) as exc:
+            peer.send(wire.encode(error_for(exc, request_id)))
+            return
+        if answer is not None:
+            peer.send(wire.encode(answer))
+
+    def _room_of(self, peer: Peer) -> Room:
+        if peer.room is None:
+            raise RoomError(wire.ErrorCode.NOT_IN_MATCH, "join or watch a match first")
+        return peer.room
+
+    def _find(self, match_id: str) -> Room:
+        room = self.rooms.get(match_id)
+        if room is None:
+            raise RoomError(wire.ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
+        return room
+
+    def _send_joined(self, peer: Peer, room: Room, seat: int | None, request_id: Any) -> None:
+        assert peer.player is not None
+        peer.send(
+            wire.encode(
+                wire.Joined(id=request_id, match=room.id, seat=seat, host=room.host is peer.player)
+            )
+        )
+        peer.send(views.match_update_frame(room))
+        if room.match is not None:
+            peer.send(views.snapshot_frame(room, seat))
+            if seat is not None and seat in room.match.to_act and not room.seats[seat].bot_plays:
+                peer.send(views.prompt_frame(room, seat, room.turn_timer))
+
+    def _enter(self, peer: Peer, room: Room) -> None:
+        if peer.room is not None and peer.room is not room:
+            assert peer.player is not None
+            peer.room.leave(peer.player, peer)
+        self._lobby_peers.discard(peer)
+        peer.room = room
+
+    def room_changed(self, room: Room) -> None:
+        """Tell the room's members and the lobby about a room's new summary."""
+        frame = views.match_update_frame(room)
+        for peer in list(room.members) + list(self._lobby_peers):
+            peer.send(frame)
+
+    async def list_matches(self, peer: Peer, message: wire.ListMatches) -> wire.ServerMessage:
+        """Open, running and recently finished matches."""
+        rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
+        return wire.MatchList(
+            id=message.id, matches=tuple(views.summary(r) for r in rooms[:MAX_MATCHES_LISTED])
+        )
+
+    async def create_match(
+        self, peer: Peer, message: wire.CreateMatch
+    ) -> wire.ServerMessage | None:
+        """A new match; the creator hosts it and takes the first seat no bot has."""
+        player = peer.player
+        assert player is not None
+        if sum(r.status is not RoomStatus.FINISHED for r in self.rooms.values()) >= (
+            self.config.max_matches
+        ):
+            raise RoomError(wire.ErrorCode.SERVER_FULL, "this server hosts its maximum of matches")
+        ruleset_name = message.ruleset or "standard"
+        ruleset = self.rulesets.get(ruleset_name)
+        if ruleset is None:
+            known = ", ".join(sorted(self.rulesets))
+            raise wire.ProtocolError(
+                wire.ErrorCode.BAD_MESSAGE,
+                f"unknown ruleset {ruleset_name!r}; this server has {known}",
+                path="create_match.ruleset",
+            )
+        if message.first_seat is not None and not 0 <= message.first_seat < message.seats:
+            raise wire.ProtocolError(
+                wire.ErrorCode.BAD_MESSAGE,
+                "first_seat is not a seat",
+                path="create_match.first_seat",
+            )
+        match_id = self._new_id()
+        slots = [SeatSlot(seat) for seat in range(message.seats)]
+        for i, bot in enumerate(message.bots):
+            if not 0 <= bot.seat < message.seats or slots[bot.seat].is_bot:
+                raise wire.ProtocolError(
+                    wire.ErrorCode.BAD_MESSAGE,
+                    f"bot seat {bot.seat} is not a free seat",
+                    path=f"create_match.bots[{i}].seat",
+                )
+            slots[bot.seat].is_bot = True
+            slots[bot.seat].bot = Bot.for_seat(bot.strength, match_id, bot.seat)
+        room = self._new_room(
+            match_id,
+            message.name,
+            player,
+            ruleset,
+            ruleset_name,
+            slots,
+            message.join_code,
+            message.turn_timer,
+            message.first_seat,
+        )
+        return self._seat_creator(peer, room, message.id)
+
+    def _new_id(self) -> str:
+        while True:
+            match_id = secrets.token_hex(4)
+            if match_id not in self.rooms:
+                return match_id
+
+    def _new_room(
+        self,
+        match_id: str,
+        name: str,
+        host: Player,
+        ruleset: Ruleset,
+        ruleset_name: str,
+        slots: list[SeatSlot],
+        join_code: str | None,
+        turn_timer: float | None,
+        first_seat: int | None,
+    ) -> Room:
+        room = Room(
+            id=match_id,
+            name=name,
+            host=host,
+            ruleset=ruleset,
+            ruleset_name=ruleset_name,
+            seats=slots,
+            join_code=join_code,
+            turn_timer=turn_timer,
+            first_seat=first_seat,
+            grace_period=self.config.grace_period,
+            bot_delay=self.config.bot_delay,
+            on_change=self.room_changed,
+        )
+        self.rooms[match_id] = room
+        self._forget_old_rooms()
+        return room
+
+    def _seat_creator(self, peer: Peer, room: Room, request_id: Any) -> wire.ServerMessage | None:
+        player = peer.player
+        assert player is not None
+        self._enter(peer, room)
+        free = [s.seat for s in room.seats if s.kind == "empty"]
+        if free:
+            seat: int | None = room.join(player, peer, free[0], room.join_code)
+        else:
+            room.watch(player, peer)
+            seat = None
+        self._send_joined(peer, room, seat, request_id)
+        self.room_changed(room)
+        return None
+
+    def _forget_old_rooms(self) -> None:
+        finished = [r for r in self.rooms.values() if r.status is RoomStatus.FINISHED]
+        finished.sort(key=lambda r: r.created)
+        for room in finished[: max(0, len(finished) - self.config.keep_finished)]:
+            if not room.members:
+                del self.rooms[room.id]
+
+    async def join(self, peer: Peer, message: wire.Join) -> wire.ServerMessage | None:
+        """Take a seat in an open match (or return to one's own seat)."""
+        room = self._find(message.match)
+        player = peer.player
+        assert player is not None
+        seat = room.join(player, peer, message.seat, message.join_code)
+        self._enter(peer, room)
+        room.members[peer] = seat
+        self._send_joined(peer, room, seat, message.id)
+        return None
+
+    async def watch(self, peer: Peer, message: wire.Watch) -> wire.ServerMessage | None:
+        """Watch a match as a spectator: public information only (R24)."""
+        room = self._find(message.match)
+        assert peer.player is not None
+        if room.join_code is not None and message.join_code != room.join_code:
+            raise RoomError(wire.ErrorCode.BAD_JOIN_CODE, "this match needs the right join code")
+        self._enter(peer, room)
+        room.watch(peer.player, peer)
+        self._send_joined(peer, room, None, message.id)
+        return None
+
+    async def leave(self, peer: Peer, message: wire.Leave) -> wire.ServerMessage:
+        """Leave the match: an open seat is freed, a running one goes to a bot."""
+        room = self._room_of(peer)
+        assert peer.player is not None
+        room.leave(peer.player, peer)
+        peer.room = None
+        self._lobby_peers.add(peer)
+        return wire.Ok(id=message.id)
+
+    async def start(self, peer: Peer, message: wire.Start) -> wire.ServerMessage:
+        """The host deals the match."""
+        room = self._room_of(peer)
+        assert peer.player is not None
+        room.start(peer.player)
+        return wire.Ok(id=message.id)
+
+    async def play_again(self, peer: Peer, message: wire.PlayAgain) -> wire.ServerMessage | None:
+        """A rematch: same seats, same bots, everyone still here seated again."""
+        old = self._room_of(peer)
+        player = peer.player
+        assert player is not None
+        if old.status is not RoomStatus.FINISHED:
+            raise RoomError(wire.ErrorCode.MATCH_NOT_READY, "the match is not over yet")
+        rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
+        if rematch is None:
+            match_id = self._new_id()
+            slots = []
+            for slot in old.seats:
+                new = SeatSlot(slot.seat, is_bot=slot.is_bot)
+                if slot.is_bot and slot.bot is not None:
+                    new.bot = Bot.for_seat(slot.bot.strength, match_id, slot.seat)
+                elif slot.player is not None and old.seat_of(slot.player) is not None:
+                    new.player = slot.player
+                slots.append(new)
+            rematch = self._new_room(
+                match_id,
+                old.name,
+                player,
+                old.ruleset,
+                old.ruleset_name,
+                slots,
+                old.join_code,
+                old.turn_timer,
+                old.first_seat,
+            )
+            old.rematch_id = match_id
+            for other, seat in list(old.members.items()):
+                if other is not peer and other.player is not None and seat is not None:
+                    self._enter(other, rematch)
+                    rematch.members[other] = rematch.seat_of(other.player)
+                    other.player.match_id = rematch.id
+                    self._send_joined(other, rematch, rematch.members[other], None)
+        self._enter(peer, rematch)
+        seat = rematch.seat_of(player)
+        if seat is None and any(s.kind == "empty" for s in rematch.seats):
+            seat = rematch.join(player, peer, None, rematch.join_code)
+        rematch.members[peer] = seat
+        player.match_id = rematch.id
+        self._send_joined(peer, rematch, seat, message.id)
+        self.room_changed(rematch)
+        return None
+
+    async def act(self, peer: Peer, message: wire.Act) -> wire.ServerMessage | None:
+        """A proposed action: checked by the engine, applied, and told to all."""
+        room = self._room_of(peer)
+        assert peer.player is not None
+        await room.act(peer.player, views.action_from_wire(message.action))
+        return wire.Ok(id=message.id) if message.id is not None else None
+
+    async def sync(self, peer: Peer, message: wire.Sync) -> wire.ServerMessage | None:
+        """A fresh snapshot (and prompt) on request."""
+        room = self._room_of(peer)
+        seat = room.members.get(peer)
+        if room.match is None:
+            raise RoomError(wire.ErrorCode.MATCH_NOT_READY, "the match has not started")
+        peer.send(views.snapshot_frame(room, seat, message.id))
+        if seat is not None and seat in room.match.to_act and not room.seats[seat].bot_plays:
+            peer.send(views.prompt_frame(room, seat, room.turn_timer))
+        return None
+
+    async def chat(self, peer: Peer, message: wire.Chat) -> wire.ServerMessage | None:
+        """A chat line to everyone in the match."""
+        room = self._room_of(peer)
+        assert peer.player is not None
+        frame = wire.encode(
+            wire.ChatLine(
+                match=room.id, seat=room.members.get(peer), name=peer.player.name, text=message.text
+            )
+        )
+        for member in room.members:
+            member.send(frame)
+        return wire.Ok(id=message.id) if message.id is not None else None
+
+
+_HANDLERS: dict[type, Handler] = {
+    wire.ListMatches: Lobby.list_matches,
+    wire.CreateMatch: Lobby.create_match,
+    wire.Join: Lobby.join,
+    wire.Watch: Lobby.watch,
+    wire.Leave: Lobby.leave,
+    wire.Start: Lobby.start,
+    wire.PlayAgain: Lobby.play_again,
+    wire.Act: Lobby.act,
+    wire.Sync: Lobby.sync,
+    wire.Chat: Lobby.chat,
+}

@@ -1,0 +1,300 @@
+"""Where engine and protocol meet: engine values, observations and events
+turned into wire messages, and wire actions into engine actions.
+
+Every frame a player receives about a match is built here from that seat's
+:func:`engine.observe` or :func:`engine.project_event` — never from the match
+itself — so nothing R26 hides can reach the wire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import engine
+import protocol as wire
+from engine import events as ev
+from engine import observe, project_event
+
+if TYPE_CHECKING:
+    from .room import Room
+
+__all__ = [
+    "EventFrames",
+    "action_from_wire",
+    "action_to_wire",
+    "event_to_wire",
+    "match_update_frame",
+    "prompt_frame",
+    "scoring_to_wire",
+    "snapshot_frame",
+    "state_to_wire",
+    "summary",
+]
+
+_WIRE_EVENTS: dict[type, type[Any]] = {
+    ev.FestivalStarted: wire.FestivalStarted,
+    ev.CardsDealt: wire.CardsDealt,
+    ev.OpeningChosen: wire.OpeningChosen,
+    ev.OpeningRevealed: wire.OpeningRevealed,
+    ev.TurnStarted: wire.TurnStarted,
+    ev.CardDrawn: wire.CardDrawn,
+    ev.CardKept: wire.CardKept,
+    ev.CardGiven: wire.CardGiven,
+    ev.CardAddedFaceUp: wire.CardAddedFaceUp,
+    ev.CardAddedSecret: wire.CardAddedSecret,
+    ev.SecretRevealed: wire.SecretRevealed,
+}
+_FIELDS = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _WIRE_EVENTS}
+
+
+def _plain(value: object) -> Any:
+    """A card, colour or tuple of them in its one wire spelling."""
+    if isinstance(value, engine.Card):
+        return str(value)
+    if isinstance(value, engine.Colour):
+        return value.value
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    return value
+
+
+def _cards(cards: Sequence[engine.Card]) -> tuple[Any, ...]:
+    return tuple(str(card) for card in cards)
+
+
+# -- actions ------------------------------------------------------------------------------
+
+
+def action_from_wire(action: wire.Action) -> engine.Action:
+    """The engine's form of a proposed action (legality is the engine's to judge)."""
+    if isinstance(action, wire.Give):
+        return engine.Action.give(action.to_seat)
+    if isinstance(action, wire.Opening):
+        return engine.Action.opening(engine.Card.parse(action.secret))
+    if isinstance(action, wire.Keep):
+        return engine.Action.keep()
+    if isinstance(action, wire.AddFaceUp):
+        return engine.Action.add_face_up()
+    return engine.Action.add_secret()
+
+
+def action_to_wire(action: engine.Action) -> wire.Action:
+    """The wire form of an engine action."""
+    kind = action.kind
+    if kind is engine.ActionKind.GIVE:
+        assert action.to_seat is not None
+        return wire.Give(to_seat=action.to_seat)
+    if kind is engine.ActionKind.OPENING:
+        return wire.Opening(secret=cast(Any, str(action.secret)))
+    if kind is engine.ActionKind.KEEP:
+        return _KEEP
+    if kind is engine.ActionKind.ADD_FACE_UP:
+        return _ADD_FACE_UP
+    return _ADD_SECRET
+
+
+_KEEP = wire.Keep()
+_ADD_FACE_UP = wire.AddFaceUp()
+_ADD_SECRET = wire.AddSecret()
+
+
+# -- events -------------------------------------------------------------------------------
+
+
+def scoring_to_wire(scoring: engine.FinalScoring) -> wire.Scoring:
+    """The final scoring breakdown (R20–R23)."""
+    return wire.Scoring(
+        players=tuple(
+            wire.PlayerScore(
+                seat=p.seat,
+                keeping=p.keeping,
+                giving=p.giving,
+                majorities={colour.value: points for colour, points in p.majorities},
+                total=p.total,
+                tulips=p.tulips,
+            )
+            for p in scoring.players
+        ),
+        majorities=tuple(
+            wire.MajorityResult(
+                colour=result.colour.value,
+                rank=result.rank,
+                places=tuple(
+                    wire.MajorityPlace(
+                        seat=pl.seat,
+                        cards=pl.cards,
+                        value=pl.value,
+                        place=pl.place,
+                        points=pl.points,
+                    )
+                    for pl in result.places
+                ),
+            )
+            for result in scoring.majorities
+        ),
+        winners=scoring.winners,
+        decided_by=scoring.decided_by.value,
+    )
+
+
+def event_to_wire(event: engine.Event) -> wire.GameEvent:
+    """An event already projected for its receiver, in wire form."""
+    if isinstance(event, ev.MatchEnded):
+        return wire.MatchEnded(scoring=scoring_to_wire(event.scoring))
+    cls = _WIRE_EVENTS[type(event)]
+    return cls(**{name: _plain(getattr(event, name)) for name in _FIELDS[type(event)]})  # type: ignore[no-any-return]
+
+
+class EventFrames:
+    """The frames of one batch of events, each encoded once per distinct view.
+
+    An event with private fields has two views: its owner's and everyone
+    else's (spectators included); any other event has one.
+    """
+
+    def __init__(self, match_id: str, first_seq: int, events: Sequence[engine.Event]) -> None:
+        self._match_id = match_id
+        self._first_seq = first_seq
+        self._events = events
+        self._cache: dict[tuple[int, int | None], bytes] = {}
+
+    def _frame(self, index: int, seat: int | None) -> bytes:
+        event = self._events[index]
+        owner = getattr(event, "seat", None) if type(event) in ev.PRIVATE_FIELDS else None
+        view = owner if owner is not None and seat == owner else None
+        key = (index, view)
+        frame = self._cache.get(key)
+        if frame is None:
+            projected = project_event(event, view)
+            frame = self._cache[key] = wire.encode(
+                wire.Event(
+                    match=self._match_id,
+                    seq=self._first_seq + index,
+                    event=event_to_wire(projected),
+                )
+            )
+        return frame
+
+    def for_seat(self, seat: int | None) -> list[bytes]:
+        """The frames ``seat`` (None: a spectator) receives, in order."""
+        if type(seat) is bool:  # pragma: no cover - seats are ints
+            raise TypeError("seat must be an int or None")
+        return [self._frame(i, seat) for i in range(len(self._events))]
+
+
+# -- snapshots, prompts, summaries ----------------------------------------------------------
+
+
+def state_to_wire(view: engine.Observation) -> wire.State:
+    """A seat's observation as the snapshot's ``state``."""
+    rules = view.ruleset
+    return wire.State(
+        phase=view.phase.value,
+        turn=view.turn,
+        first_seat=view.first_seat,
+        active=view.active,
+        to_act=view.to_act,
+        used=view.used.value if view.used is not None else None,
+        festival=_cards(view.festival),
+        totals={colour.value: total for colour, total in view.totals},
+        ranking=tuple(colour.value for colour in view.ranking),
+        deck_count=view.deck_count,
+        secret_count=view.secret_count,
+        removed_count=view.removed_count,
+        seats=tuple(
+            wire.SeatState(
+                seat=s.seat,
+                bouquet=_cards(s.bouquet),
+                keeping=s.keeping,
+                giving=s.giving,
+                opening_done=s.opening_done,
+            )
+            for s in view.seats
+        ),
+        revealed=_cards(view.revealed),
+        scoring=scoring_to_wire(view.scoring) if view.scoring is not None else None,
+        hand=_cards(view.hand),
+        opening=_cards(view.opening),
+        drawn=cast(Any, str(view.drawn)) if view.drawn is not None else None,
+        my_secret=_cards(view.my_secret),
+        legal_actions=tuple(action_to_wire(a) for a in view.legal_actions),
+        points=wire.Points(
+            giving_bonus=cast(Any, tuple(rules.giving_bonus)),
+            bouquet=cast(Any, tuple(rules.bouquet_points)),
+            majority=cast(Any, tuple(tuple(row) for row in rules.majority_points)),
+            majority_places=rules.majority_places[view.players],
+        ),
+    )
+
+
+def snapshot_frame(room: Room, seat: int | None, request_id: Any = None) -> bytes:
+    """Everything ``seat`` may see of the room's match now, encoded."""
+    assert room.match is not None
+    return wire.encode(
+        wire.Snapshot(
+            id=request_id,
+            match=room.id,
+            seq=len(room.log),
+            seat=seat,
+            state=state_to_wire(observe(room.match, seat)),
+        )
+    )
+
+
+def prompt_frame(room: Room, seat: int, turn_timer: float | None) -> bytes:
+    """The prompt for ``seat`` with its legal actions, encoded."""
+    assert room.match is not None
+    return wire.encode(
+        wire.Prompt(
+            match=room.id,
+            seq=len(room.log),
+            seat=seat,
+            actions=tuple(action_to_wire(a) for a in room.match.legal_actions(seat)),
+            deadline=turn_timer,
+        )
+    )
+
+
+def summary(room: Room) -> wire.MatchSummary:
+    """The room as the lobby lists it."""
+    seats = []
+    for slot in room.seats:
+        if slot.is_bot:
+            strength = cast(Any, slot.bot.strength if slot.bot is not None else None)
+            seats.append(
+                wire.SeatInfo(
+                    seat=slot.seat,
+                    kind="bot",
+                    name=f"bot {slot.seat}",
+                    strength=strength,
+                    connected=True,
+                )
+            )
+        elif slot.player is not None:
+            seats.append(
+                wire.SeatInfo(
+                    seat=slot.seat,
+                    kind="human",
+                    name=slot.player.name,
+                    connected=room.connected(slot.seat) and not slot.autopilot,
+                )
+            )
+        else:
+            seats.append(wire.SeatInfo(seat=slot.seat, kind="empty"))
+    return wire.MatchSummary(
+        match=room.id,
+        name=room.name,
+        status=room.status.value,
+        seats=tuple(seats),
+        host=room.host.name,
+        has_join_code=room.join_code is not None,
+        ruleset=room.ruleset_name,
+        turn_timer=room.turn_timer,
+    )
+
+
+def match_update_frame(room: Room) -> bytes:
+    """The room's summary as a ``match_update``, encoded."""
+    return wire.encode(wire.MatchUpdate(match=summary(room)))
