@@ -319,7 +319,10 @@ class Joined(_Notice, frozen=True, kw_only=True, tag="joined"):
 class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
     """A match's seats, connections or status changed."""
 
-    sent_to = "every player and spectator of the match"
+    sent_to = (
+        "every player and spectator of the match, and every client in no match that "
+        "has sent `list_matches` (the lobby stays live until it joins or watches one)"
+    )
 
     match: Annotated[MatchSummary, Meta(description="the match as it is now")]
 

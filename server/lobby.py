@@ -21,7 +21,7 @@ from .bots import Bot
 from .config import ServerConfig
 from .identity import Player, Players
 from .peer import Peer
-from .room import Room, RoomError, RoomStatus, SeatSlot
+from .room import MatchFactory, Room, RoomError, RoomStatus, SeatSlot, deal_match
 
 __all__ = ["Lobby", "error_for"]
 
@@ -46,11 +46,22 @@ def error_for(exc: Exception, request_id: int | str | None) -> wire.ServerMessag
 class Lobby:
     """Every player and room of one server."""
 
-    def __init__(self, config: ServerConfig, rulesets: dict[str, Ruleset] | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        rulesets: dict[str, Ruleset] | None = None,
+        *,
+        match_factory: MatchFactory = deal_match,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        """``match_factory`` and ``new_id`` let tests choose deals and match ids."""
         self.config = config
+        self.match_factory = match_factory
+        self._make_id = new_id
         self.players = Players()
         self.rooms: dict[str, Room] = {}
         self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
+        #: peers browsing the lobby: they asked for the list and are in no match
         self._lobby_peers: set[Peer] = set()
 
     async def open(self) -> None:
@@ -95,7 +106,6 @@ class Lobby:
         assert player is not None
         room = self.rooms.get(player.match_id) if player.match_id else None
         if room is None:
-            self._lobby_peers.add(peer)
             return
         peer.room = room
         seat = room.attach(player, peer)
@@ -166,7 +176,10 @@ class Lobby:
             peer.send(frame)
 
     async def list_matches(self, peer: Peer, message: wire.ListMatches) -> wire.ServerMessage:
-        """Open, running and recently finished matches."""
+        """Open, running and recently finished matches; until the peer enters a
+        match, it also receives every ``match_update`` (the lobby stays live)."""
+        if peer.room is None:
+            self._lobby_peers.add(peer)
         rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
         return wire.MatchList(
             id=message.id, matches=tuple(views.summary(r) for r in rooms[:MAX_MATCHES_LISTED])
@@ -222,6 +235,8 @@ class Lobby:
         return self._seat_creator(peer, room, message.id)
 
     def _new_id(self) -> str:
+        if self._make_id is not None:
+            return self._make_id()
         while True:
             match_id = secrets.token_hex(4)
             if match_id not in self.rooms:
@@ -252,6 +267,7 @@ class Lobby:
             grace_period=self.config.grace_period,
             bot_delay=self.config.bot_delay,
             on_change=self.room_changed,
+            match_factory=self.match_factory,
         )
         self.rooms[match_id] = room
         self._forget_old_rooms()
@@ -306,7 +322,6 @@ class Lobby:
         assert peer.player is not None
         room.leave(peer.player, peer)
         peer.room = None
-        self._lobby_peers.add(peer)
         return wire.Ok(id=message.id)
 
     async def start(self, peer: Peer, message: wire.Start) -> wire.ServerMessage:

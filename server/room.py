@@ -26,7 +26,7 @@ from .bots import Bot
 from .identity import Player
 from .peer import Peer
 
-__all__ = ["Room", "RoomError", "RoomStatus", "SeatSlot"]
+__all__ = ["MatchFactory", "Room", "RoomError", "RoomStatus", "SeatSlot", "deal_match"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,13 @@ class SeatSlot:
 
 
 OnAction = Callable[["Room", int, Action], Awaitable[None]]
+#: Deals a match: ``(players, seed, ruleset, first_seat) -> Match``.
+MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
+
+
+def deal_match(players: int, seed: int, ruleset: Ruleset, first_seat: int | None) -> Match:
+    """The normal way a room deals: shuffled from the seed (R4, R10–R12)."""
+    return Match.new(players, seed, ruleset, first_seat)
 
 
 async def _no_storage(room: Room, seat: int, action: Action) -> None:
@@ -106,6 +113,7 @@ class Room:
     log: list[Event] = field(default_factory=list)
     members: dict[Peer, int | None] = field(default_factory=dict)
     on_action: OnAction = _no_storage
+    match_factory: MatchFactory = deal_match
     on_change: Callable[[Room], None] = lambda room: None
     created: float = field(default_factory=time.time)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -217,7 +225,7 @@ class Room:
 
     def begin(self, seed: int) -> None:
         """Deal the match (also used when a stored match is rebuilt)."""
-        self.match = Match.new(len(self.seats), seed, self.ruleset, self.first_seat)
+        self.match = self.match_factory(len(self.seats), seed, self.ruleset, self.first_seat)
         self.status = RoomStatus.RUNNING
         self.log.extend(self.match.setup_events)
         for slot in self.seats:

@@ -1,0 +1,314 @@
+"""``tulips-loadtest``: many concurrent matches of SDK clients against a server.
+
+Each match is ``--players`` SDK sessions in one match (no server bots), each
+answering its prompts with a random legal action after ``--think`` seconds
+(0: flat out). It reports completed matches/s, actions/s, the latency from an
+``act`` sent to the server's ``ok``, errors, and the server's memory from
+``/healthz`` (before the clients connect and while all are connected).
+
+    tulips-loadtest ws://127.0.0.1:8765 --matches 50 --think 0 --duration 20
+    tulips-loadtest --spawn-server --matches 500 --think 1 --duration 60
+
+Only loopback or LAN addresses you run yourself are fair targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import random
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import protocol as wire
+
+from .sdk import ConnectError, ConnectionLost, RequestError, Session
+
+__all__ = ["LoadReport", "main", "run_load"]
+
+
+@dataclass
+class LoadReport:
+    """What one load run measured."""
+
+    matches: int = 0
+    actions: int = 0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    elapsed: float = 0.0
+    connections: int = 0
+    memory_before: int | None = None
+    memory_loaded: int | None = None
+
+    def error(self, kind: str) -> None:
+        """Count one error of this kind."""
+        self.errors += 1
+        self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+    def percentile(self, q: float) -> float:
+        """Latency percentile in milliseconds (0 when nothing was measured)."""
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] * 1000
+
+    def lines(self) -> list[str]:
+        """The report, a line per figure."""
+        out = [
+            f"elapsed           {self.elapsed:8.1f} s",
+            f"connections       {self.connections:8d}",
+            f"matches completed {self.matches:8d}   ({self.matches / self.elapsed:.2f}/s)",
+            f"actions           {self.actions:8d}   ({self.actions / self.elapsed:,.0f}/s)",
+            f"latency act->ok   p50 {self.percentile(50):.2f} ms   p99 {self.percentile(99):.2f} ms"
+            f"   max {max(self.latencies, default=0) * 1000:.1f} ms",
+            f"errors            {self.errors:8d}   {self.error_kinds or ''}",
+        ]
+        if self.memory_before is not None and self.memory_loaded is not None:
+            grown = self.memory_loaded - self.memory_before
+            per = grown / self.connections if self.connections else 0
+            out.append(
+                f"server memory     {self.memory_before / 2**20:.1f} MiB idle,"
+                f" {self.memory_loaded / 2**20:.1f} MiB loaded:"
+                f" {per / 1024:.1f} KiB per connected player"
+            )
+        return out
+
+
+async def fetch_health(url: str) -> dict[str, object] | None:
+    """The server's ``/healthz`` JSON, or None if it cannot be read."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5)
+        writer.write(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = await asyncio.wait_for(reader.read(), 5)
+        writer.close()
+        body = data.split(b"\r\n\r\n", 1)[1]
+        result = json.loads(body)
+        return result if isinstance(result, dict) else None
+    except (OSError, TimeoutError, IndexError, ValueError):
+        return None
+
+
+class _Seat:
+    """One SDK session playing one seat of a load match."""
+
+    def __init__(self, session: Session, report: LoadReport, think: float, rng: random.Random):
+        self.session = session
+        self.report = report
+        self.think = think
+        self.rng = rng
+
+    async def play_match(self, measuring: asyncio.Event) -> bool:
+        """Answer prompts until the match ends; True if it ended normally."""
+        async for message in self.session:
+            if isinstance(message, wire.Prompt):
+                if self.think:
+                    await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+                action = self.rng.choice(message.actions)
+                sent = time.perf_counter()
+                try:
+                    await self.session.act(action)
+                except RequestError as exc:
+                    self.report.error(exc.code)
+                    continue
+                except (ConnectionError, TimeoutError) as exc:
+                    self.report.error(type(exc).__name__)
+                    return False
+                if measuring.is_set():
+                    self.report.latencies.append(time.perf_counter() - sent)
+                    self.report.actions += 1
+            elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
+                return True
+            elif isinstance(message, ConnectionLost):
+                self.report.error("connection_lost")
+                return False
+        return False
+
+
+async def _match_loop(
+    url: str,
+    players: int,
+    think: float,
+    report: LoadReport,
+    index: int,
+    ready: asyncio.Barrier,
+    measuring: asyncio.Event,
+    stop: asyncio.Event,
+    ramp: float,
+) -> None:
+    rng = random.Random(index)
+    sessions: list[Session] = []
+    try:
+        for seat in range(players):
+            session = Session(url, f"load{index}-{seat}", reconnect=False, request_timeout=30)
+            await session.open()
+            sessions.append(session)
+        report.connections += players
+        await ready.wait()
+        seats = [_Seat(s, report, think, rng) for s in sessions]
+        joined = await sessions[0].create_match(name=f"load {index}", seats=players)
+        for session in sessions[1:]:
+            await session.join(joined.match)
+        await asyncio.sleep(rng.uniform(0, ramp))  # tables do not all sit down at once
+        while not stop.is_set():
+            await sessions[0].start()
+            results = await asyncio.gather(*(seat.play_match(measuring) for seat in seats))
+            if not all(results):
+                return
+            if measuring.is_set() and not stop.is_set():
+                report.matches += 1
+            await sessions[0].play_again()
+    except (ConnectError, RequestError, ConnectionError, TimeoutError) as exc:
+        report.error(type(exc).__name__)
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+
+
+async def run_load(
+    url: str, matches: int, players: int, think: float, duration: float, ramp: float = 0.0
+) -> LoadReport:
+    """Run the load and return what it measured.
+
+    Matches start at random moments over the first ``ramp`` seconds (so they
+    do not all open and end in lockstep); measuring begins after the ramp.
+    """
+    report = LoadReport()
+    health = await fetch_health(url)
+    report.memory_before = _memory(health)
+    ready = asyncio.Barrier(matches + 1)
+    measuring, stop = asyncio.Event(), asyncio.Event()
+    tasks = [
+        asyncio.create_task(
+            _match_loop(url, players, think, report, i, ready, measuring, stop, ramp)
+        )
+        for i in range(matches)
+    ]
+    try:
+        async with asyncio.timeout(120):
+            await ready.wait()
+    except TimeoutError:
+        report.error("connect_timeout")
+    await asyncio.sleep(ramp + 2.0)
+    measuring.set()
+    started = time.perf_counter()
+    await asyncio.sleep(duration / 2)
+    report.memory_loaded = _memory(await fetch_health(url))
+    await asyncio.sleep(duration / 2)
+    report.elapsed = time.perf_counter() - started
+    measuring.clear()
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return report
+
+
+def _memory(health: dict[str, object] | None) -> int | None:
+    value = health.get("memory_bytes") if health else None
+    return value if isinstance(value, int) else None
+
+
+@contextlib.contextmanager
+def _spawned_server() -> Iterator[str]:
+    """A local ``python -m server`` on a free port, stopped afterwards."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "WARNING",
+        "--rate-limit",
+        "1000",
+    ]
+    process = subprocess.Popen(command)
+    try:
+        yield f"ws://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def _wait_until_up(url: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while await fetch_health(url) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"tulips-loadtest: no server answered at {url}")
+        await asyncio.sleep(0.1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tulips-loadtest``."""
+    parser = argparse.ArgumentParser(
+        prog="tulips-loadtest",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("url", nargs="?", help="ws://HOST:PORT of a running server")
+    parser.add_argument(
+        "--spawn-server",
+        action="store_true",
+        help="start a local server on a free port for the run",
+    )
+    parser.add_argument("--matches", type=int, default=50, help="concurrent matches")
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 7))
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds a seat waits after its prompt (0: flat out)",
+    )
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
+    parser.add_argument(
+        "--ramp", type=float, help="seconds over which matches start (default: 10 x --think)"
+    )
+    args = parser.parse_args(argv)
+    if (args.url is None) == (not args.spawn_server):
+        parser.error("give a server URL or --spawn-server (not both)")
+    if args.matches < 1 or args.duration <= 0 or args.think < 0:
+        parser.error("--matches must be at least 1, --duration positive, --think not negative")
+    _raise_fd_limit()
+    gc.freeze()  # as the server does: keep collector pauses out of the latencies
+    gc.set_threshold(50_000, 20, 100)
+
+    async def go(url: str) -> LoadReport:
+        await _wait_until_up(url)
+        ramp = args.ramp if args.ramp is not None else 10 * args.think
+        return await run_load(url, args.matches, args.players, args.think, args.duration, ramp)
+
+    if args.spawn_server:
+        with _spawned_server() as url:
+            report = asyncio.run(go(url))
+    else:
+        report = asyncio.run(go(args.url))
+    print(f"{args.matches} matches x {args.players} players, think {args.think} s")
+    print("\n".join(report.lines()))
+    return 0 if report.errors == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
