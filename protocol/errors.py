@@ -43,6 +43,7 @@ class ErrorCode(enum.StrEnum):
     NO_SUCH_MATCH = "no_such_match"
     MATCH_NOT_OPEN = "match_not_open"
     MATCH_NOT_READY = "match_not_ready"
+    MATCH_PAUSED = "match_paused"
     SEAT_TAKEN = "seat_taken"
     BAD_JOIN_CODE = "bad_join_code"
     NOT_IN_MATCH = "not_in_match"
@@ -73,6 +74,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "or `start` of one already started.",
     ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `sync` before the "
     "match has started, or `play_again` before it has finished.",
+    ErrorCode.MATCH_PAUSED: "`act` in a match the server could not store (a full disk, an "
+    "unwritable data directory): it is paused, the action was not carried out, and the "
+    "match resumes when the operator has fixed the disk and restarted the server.",
     ErrorCode.SEAT_TAKEN: "`join` of a seat someone (or a bot) holds, or of a full match.",
     ErrorCode.BAD_JOIN_CODE: "`join` or `watch` of a match with a join code, without it "
     "or with a wrong one.",

@@ -26,6 +26,8 @@ from .messages import (
     Ok,
     PlayAgain,
     Prompt,
+    Replay,
+    ReplayPage,
     Snapshot,
     Start,
     Sync,
@@ -57,6 +59,7 @@ from .types import (
     PlayerScore,
     Points,
     Scoring,
+    SeatAction,
     SeatInfo,
     SeatState,
     SecretRevealed,
@@ -289,6 +292,7 @@ CLIENT_EXAMPLES: dict[str, Message] = {
     "play_again": PlayAgain(id=8),
     "act": ACT,
     "sync": Sync(id=13),
+    "replay": Replay(id=15, match=MATCH),
     "chat": Chat(id=14, text="good luck, all!"),
 }
 
@@ -320,6 +324,17 @@ SERVER_EXAMPLES: dict[str, Message] = {
         seat=1,
         actions=(Keep(), AddFaceUp(), AddSecret()),
         deadline=58.5,
+    ),
+    "replay": ReplayPage(
+        id=15,
+        match=MATCH,
+        status="finished",
+        ruleset="standard",
+        from_seq=1,
+        events=(TurnStarted(seat=1, turn=1), CardDrawn(seat=1, card=None, deck_count=59)),
+        next_seq=3,
+        seed=8817263541,
+        actions=(SeatAction(seat=0, action=Opening(secret="pink-3")),),
     ),
     "chat": ChatLine(match=MATCH, seat=0, name="Ada", text="good luck, all!"),
 }

@@ -47,6 +47,8 @@ MAX_ERROR_LENGTH = 500
 MAX_ID_LENGTH = 64
 #: Longest list, unless a field says otherwise.
 MAX_LIST_LENGTH = 256
+#: Most events in one ``replay`` message; a longer match comes in pages.
+MAX_REPLAY_EVENTS = 400
 #: Most matches in one ``match_list``: even with the longest names in 4-byte
 #: characters, that many summaries fit in one frame.
 MAX_MATCHES_LISTED = 32
@@ -62,7 +64,7 @@ MAX_TURN_TIMER = 3600.0
 MAX_DEADLINE = 86400.0
 #: Deepest nesting a sender may produce, counting the message map as level 1.
 #: Every field a receiver knows has a fixed shape, shallower than this (the
-#: deepest, a snapshot's final scoring, nests 7 levels); the values of fields
+#: deepest, a replay page's final scoring, nests 8 levels); the values of fields
 #: it does not know are skipped without being built, and a frame nested beyond
 #: the decoder's recursion limit is refused as ``bad_frame``.
 MAX_DEPTH = 32

@@ -32,6 +32,7 @@ from .limits import (
     MAX_ERROR_LENGTH,
     MAX_ID_LENGTH,
     MAX_MATCHES_LISTED,
+    MAX_REPLAY_EVENTS,
     MAX_SEATS,
     MAX_TURN_TIMER,
     MIN_SEATS,
@@ -45,10 +46,12 @@ from .types import (
     Count,
     GameEvent,
     Identifier,
+    MatchStatus,
     MatchSummary,
     Name,
     RequestId,
     Seat,
+    SeatAction,
     State,
     Text,
 )
@@ -76,6 +79,8 @@ __all__ = [
     "Ok",
     "PlayAgain",
     "Prompt",
+    "Replay",
+    "ReplayPage",
     "ServerMessage",
     "Snapshot",
     "Start",
@@ -237,6 +242,20 @@ class Sync(_Request, frozen=True, tag="sync"):
     answer = "`snapshot` (then `prompt`, if you must act), or `error`"
 
 
+class Replay(_Request, frozen=True, kw_only=True, tag="replay"):
+    """Ask for a match's public record: every event as a spectator saw it, in
+    order; once the match is finished, also its seed and every action, so
+    anyone can replay the shuffle with the rules engine and check it."""
+
+    answer = "`replay` (one or more pages), or `error`"
+
+    match: MatchId
+    join_code: Annotated[Name | None, Meta(description="needed if the match has one")] = None
+    from_seq: Annotated[
+        int, Meta(ge=1, description="the first event wanted (for the next page)")
+    ] = 1
+
+
 class Chat(_Request, frozen=True, kw_only=True, tag="chat"):
     """Say something to everyone in your match."""
 
@@ -378,6 +397,38 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
     ] = None
 
 
+class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
+    """A match's public events from ``from_seq`` on; ``next_seq`` is set when
+    more remain (ask again with ``from_seq = next_seq``). ``seed``,
+    ``first_seat`` and ``actions`` appear only once the match is finished
+    (R26 hides them until then)."""
+
+    sent_to = "the requester"
+
+    match: MatchId
+    status: Annotated[MatchStatus, Meta(description="open, running, paused or finished")]
+    ruleset: Annotated[Name, Meta(description="the ruleset's name (R30)")]
+    from_seq: Annotated[Count, Meta(description="the number of the first event here")]
+    events: Annotated[
+        tuple[GameEvent, ...],
+        Meta(max_length=MAX_REPLAY_EVENTS, description="public events, as a spectator saw them"),
+    ]
+    next_seq: Annotated[
+        Count | None, Meta(description="set when more events remain: ask from here")
+    ] = None
+    seed: Annotated[
+        Annotated[int, Meta(ge=0, le=2**63 - 1)] | None,
+        Meta(description="the match's seed, once finished"),
+    ] = None
+    first_seat: Annotated[
+        Seat | None, Meta(description="the first seat as the host picked it (null: chance)")
+    ] = None
+    actions: Annotated[
+        tuple[SeatAction, ...],
+        Meta(max_length=MAX_REPLAY_EVENTS, description="every action, once finished"),
+    ] = ()
+
+
 class ChatLine(_Notice, frozen=True, kw_only=True, tag="chat"):
     """A chat line said in the match."""
 
@@ -391,11 +442,32 @@ class ChatLine(_Notice, frozen=True, kw_only=True, tag="chat"):
 
 #: Every message a client may send.
 ClientMessage = (
-    Hello | ListMatches | CreateMatch | Join | Watch | Leave | Start | PlayAgain | Act | Sync | Chat
+    Hello
+    | ListMatches
+    | CreateMatch
+    | Join
+    | Watch
+    | Leave
+    | Start
+    | PlayAgain
+    | Act
+    | Sync
+    | Replay
+    | Chat
 )
 #: Every message a server may send.
 ServerMessage = (
-    Welcome | Ok | Error | MatchList | Joined | MatchUpdate | Snapshot | Event | Prompt | ChatLine
+    Welcome
+    | Ok
+    | Error
+    | MatchList
+    | Joined
+    | MatchUpdate
+    | Snapshot
+    | Event
+    | Prompt
+    | ReplayPage
+    | ChatLine
 )
 
 

@@ -79,6 +79,7 @@ __all__ = [
     "RequestId",
     "Scoring",
     "Seat",
+    "SeatAction",
     "SeatInfo",
     "SeatKind",
     "SeatState",
@@ -116,7 +117,7 @@ TurnAction = Literal["keep", "give", "add"]
 #: A bot's playing strength.
 Strength = Literal["easy", "medium", "hard"]
 #: A match in the lobby: taking players, being played, or over.
-MatchStatus = Literal["open", "running", "finished"]
+MatchStatus = Literal["open", "running", "paused", "finished"]
 #: Who holds a seat.
 SeatKind = Literal["human", "bot", "empty"]
 #: What decided the winner (R23).
@@ -199,6 +200,13 @@ Actions = Annotated[tuple[Action, ...], Meta(max_length=MAX_LIST_LENGTH)]
 # -- the lobby --------------------------------------------------------------
 
 
+class SeatAction(_Value, frozen=True, kw_only=True):
+    """One accepted action of a finished match, with the seat that played it."""
+
+    seat: Annotated[Seat, Meta(description="the seat that acted")]
+    action: Annotated[Action, Meta(description="what it did")]
+
+
 class BotSeat(_Value, frozen=True, kw_only=True):
     """A seat that a bot takes when the match is created."""
 
@@ -221,7 +229,7 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
 
     match: Annotated[Identifier, Meta(description="the match id")]
     name: Annotated[Name, Meta(description="the name its host gave it")]
-    status: Annotated[MatchStatus, Meta(description="open, running or finished")]
+    status: Annotated[MatchStatus, Meta(description="open, running, paused or finished")]
     seats: Annotated[
         tuple[SeatInfo, ...],
         Meta(min_length=MIN_SEATS, max_length=MAX_SEATS, description="every seat, by number"),

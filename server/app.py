@@ -29,6 +29,7 @@ from .config import ServerConfig
 from .lobby import Lobby
 from .peer import Peer
 from .ratelimit import TokenBucket
+from .storage import Storage
 
 __all__ = ["TulipsServer", "memory_bytes"]
 
@@ -49,7 +50,12 @@ class TulipsServer:
 
     def __init__(self, config: ServerConfig, lobby: Lobby | None = None) -> None:
         self.config = config
-        self.lobby = lobby or Lobby(config)
+        if lobby is None:
+            storage = None
+            if config.data_dir is not None:
+                storage = Storage(config.data_dir, synchronous=config.sync)
+            lobby = Lobby(config, storage=storage)
+        self.lobby = lobby
         self.peers: set[Peer] = set()
         self.started = time.monotonic()
         self._server: Server | None = None
@@ -162,13 +168,15 @@ class TulipsServer:
         except TimeoutError:
             await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
             return False
+        message: wire.ClientMessage | None = None
         try:
             message = wire.decode_client_message(_as_bytes(frame))
             if not isinstance(message, wire.Hello):
                 raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
-            answer = self.lobby.hello(peer, message)
-        except wire.ProtocolError as exc:
-            peer.send(wire.encode(wire.error_message_for(exc)))
+            answer = await self.lobby.hello(peer, message)
+        except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
+            request_id = getattr(message, "id", None)
+            peer.send(wire.encode(wire.error_message_for(exc, request_id)))
             code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
             await peer.flush_and_close(code, exc.message[:120])
             return False
@@ -179,7 +187,15 @@ class TulipsServer:
     async def _serve(self, peer: Peer) -> None:
         bucket = TokenBucket(self.config.rate_limit, self.config.rate_burst)
         bad = 0
+        closing: asyncio.Task[None] | None = None
         async for frame in peer.connection:
+            # Frames already received are handed over without a pause: yield, so the
+            # writer drains this client's answers and other connections get their turn.
+            await asyncio.sleep(0)
+            if closing is not None:
+                # Closing: read on and drop what comes, or a flooder's unread frames
+                # would stall the close handshake (returning would close with 1000).
+                continue
             if not bucket.take():
                 peer.send(
                     wire.encode(
@@ -191,8 +207,9 @@ class TulipsServer:
                     )
                 )
                 if bucket.overdrawn():
-                    peer.close(wire.CloseCode.RATE_LIMITED, "flooding")
-                    return
+                    closing = asyncio.create_task(
+                        peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
+                    )
                 continue
             try:
                 message = wire.decode_client_message(_as_bytes(frame))
@@ -200,10 +217,16 @@ class TulipsServer:
                 bad += 1
                 peer.send(wire.encode(wire.error_message_for(exc)))
                 if bad >= self.config.max_bad_frames:
-                    peer.close(wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages")
-                    return
+                    closing = asyncio.create_task(
+                        peer.flush_and_close(
+                            wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
+                        )
+                    )
                 continue
+            bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
+        if closing is not None:
+            await closing
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

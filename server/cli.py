@@ -6,25 +6,52 @@ import argparse
 import asyncio
 import gc
 import logging
+import math
+import os
 import resource
 import signal
 from pathlib import Path
 
+import platformdirs
+
 from .app import TulipsServer
 from .config import ServerConfig
+from .storage import StorageError
 
 __all__ = ["main", "parse_args"]
 
 
+def _number(text: str, kind: type[int] | type[float]) -> float:
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = int(_number(text, int))
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
+def _seconds(text: str) -> float:
+    value = _number(text, float)
+    if not 0 <= value < math.inf:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be more than 0 messages a second, got {text}")
+    return value
+
+
 def _port(text: str) -> int:
-    value = int(text)
+    value = int(_number(text, int))
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
@@ -36,7 +63,21 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     parser = argparse.ArgumentParser(prog="tulips-server", description=__doc__)
     parser.add_argument("--host", default=defaults.host, help="address to listen on")
     parser.add_argument("--port", type=_port, default=defaults.port, help="0 picks a free port")
-    parser.add_argument("--data-dir", type=Path, help="where matches are stored")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(platformdirs.user_data_dir("gift-of-tulips")),
+        help="where matches are stored (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--no-storage", action="store_true", help="keep matches in memory only (lost on exit)"
+    )
+    parser.add_argument(
+        "--sync",
+        choices=["full", "normal"],
+        default="full",
+        help="full: every action survives a power cut; normal: survives a crash (faster)",
+    )
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
@@ -44,19 +85,19 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     parser.add_argument("--max-connections", type=_positive_int, default=defaults.max_connections)
     parser.add_argument(
         "--grace-period",
-        type=float,
+        type=_seconds,
         default=defaults.grace_period,
         help="seconds before a bot plays for a player who is gone",
     )
     parser.add_argument(
         "--bot-delay",
-        type=float,
+        type=_seconds,
         default=defaults.bot_delay,
         help="seconds a bot waits before it acts",
     )
     parser.add_argument(
         "--rate-limit",
-        type=float,
+        type=_rate,
         default=defaults.rate_limit,
         help="messages a second one connection may send",
     )
@@ -67,7 +108,8 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     return ServerConfig(
         host=args.host,
         port=args.port,
-        data_dir=args.data_dir,
+        data_dir=None if args.no_storage else args.data_dir,
+        sync=args.sync.upper(),
         max_matches=args.max_matches,
         max_connections=args.max_connections,
         grace_period=args.grace_period,
@@ -80,6 +122,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
 async def run(config: ServerConfig) -> None:
     """Serve until SIGINT or SIGTERM, then shut down cleanly."""
     server = TulipsServer(config)
+    _inject_faults(server)
     await server.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -88,6 +131,26 @@ async def run(config: ServerConfig) -> None:
     await stop.wait()
     logging.getLogger("server").info("shutting down")
     await server.stop()
+
+
+#: Fault injection for the crash-recovery tests: the server kills itself with
+#: SIGKILL right after its Nth storage commit — after an action is on disk and
+#: before anyone is told of it.
+KILL_AFTER_COMMITS = "TULIPS_KILL_AFTER_COMMITS"
+
+
+def _inject_faults(server: TulipsServer) -> None:
+    commits = os.environ.get(KILL_AFTER_COMMITS)
+    storage = server.lobby.storage
+    if not commits or storage is None:
+        return
+    limit = int(commits)
+
+    def kill(count: int) -> None:
+        if count >= limit:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    storage.after_commit = kill
 
 
 def tune_gc() -> None:
@@ -114,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     tune_gc()
     try:
         asyncio.run(run(config))
+    except StorageError as exc:
+        logging.getLogger("server").error("%s", exc)
+        return 1
     except OSError as exc:
         logging.getLogger("server").error(
             "cannot listen on %s:%s: %s", config.host, config.port, exc.strerror or exc

@@ -14,7 +14,10 @@ class ServerConfig:
 
     host: str = "0.0.0.0"
     port: int = 8765
+    #: where matches are stored; None keeps everything in memory only
     data_dir: Path | None = None
+    #: SQLite's synchronous setting: "FULL" survives power loss, "NORMAL" crashes only
+    sync: str = "FULL"
     name: str = "tulips-server"
     max_matches: int = 1000
     max_connections: int = 5000

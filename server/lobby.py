@@ -7,21 +7,32 @@ function, :func:`error_for`, turns what it raised into a wire error.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import protocol as wire
-from engine import DEFAULT_RULESET, IllegalAction, NotYourTurn, Ruleset
-from protocol.limits import MAX_MATCHES_LISTED
+from engine import (
+    DEFAULT_RULESET,
+    EngineError,
+    IllegalAction,
+    NotYourTurn,
+    Ruleset,
+    project_event,
+)
+from engine.record import RecordError
+from protocol.limits import MAX_MATCHES_LISTED, MAX_REPLAY_EVENTS
 
-from . import views
+from . import persist, views
 from .bots import Bot
 from .config import ServerConfig
 from .identity import Player, Players
 from .peer import Peer
 from .room import MatchFactory, Room, RoomError, RoomStatus, SeatSlot, deal_match
+from .storage import Storage, StorageError
 
 __all__ = ["Lobby", "error_for"]
 
@@ -53,9 +64,12 @@ class Lobby:
         *,
         match_factory: MatchFactory = deal_match,
         new_id: Callable[[], str] | None = None,
+        storage: Storage | None = None,
     ) -> None:
-        """``match_factory`` and ``new_id`` let tests choose deals and match ids."""
+        """``match_factory`` and ``new_id`` let tests choose deals and match ids;
+        without ``storage`` nothing outlives the process."""
         self.config = config
+        self.storage = storage
         self.match_factory = match_factory
         self._make_id = new_id
         self.players = Players()
@@ -65,12 +79,39 @@ class Lobby:
         self._lobby_peers: set[Peer] = set()
 
     async def open(self) -> None:
-        """Get ready to serve (storage restores rooms here)."""
+        """Open storage and rebuild every stored match (raises StorageError if unusable)."""
+        if self.storage is None:
+            return
+        self.storage.open()
+        for stored in self.storage.players():
+            self.players.add(Player(id=stored.id, name=stored.name, token_hash=stored.token_hash))
+        finished = self.storage.matches(["finished"], limit=self.config.keep_finished)
+        live = self.storage.matches(["open", "running"])
+        for row in [*reversed(finished), *reversed(live)]:
+            try:
+                room = persist.restore_room(row, self.storage, self.players, **self._room_options())
+            except (StorageError, EngineError, RecordError, ValueError, KeyError) as exc:
+                log.error(
+                    "match %s cannot be rebuilt and is left out (left on disk): %s", row.id, exc
+                )
+                continue
+            self.rooms[room.id] = room
+        for room in self.rooms.values():
+            room.resume()
+        log.info(
+            "storage %s: %d players, %d matches (%d running) restored",
+            self.storage.path,
+            len(self.players),
+            len(self.rooms),
+            self.running_count(),
+        )
 
     async def close(self) -> None:
-        """Stop every room's timers and bots."""
+        """Stop every room's timers and bots, then close storage."""
         for room in self.rooms.values():
             room.close()
+        if self.storage is not None:
+            self.storage.close()
 
     def running_count(self) -> int:
         """Matches being played now."""
@@ -78,16 +119,23 @@ class Lobby:
 
     # -- connection life ----------------------------------------------------------------
 
-    def hello(self, peer: Peer, message: wire.Hello) -> wire.ServerMessage:
-        """Who the peer is: a proved identity or a new one."""
+    async def hello(self, peer: Peer, message: wire.Hello) -> wire.ServerMessage:
+        """Who the peer is: a proved identity or a new one (stored before the welcome)."""
         token = message.token
         if token is not None:
             player = self.players.by_token(token)
             if player is None:
                 raise wire.ProtocolError(wire.ErrorCode.BAD_TOKEN, "unknown resume token")
+            renamed = player.name != message.name
             player.name = message.name
+            for old in list(player.connections):  # the newer connection wins
+                if isinstance(old, Peer) and old is not peer:
+                    old.close(wire.CloseCode.REPLACED, "replaced by a newer connection")
         else:
             player, token = self.players.new(message.name)
+            renamed = True
+        if renamed and self.storage is not None:
+            await self.storage.save_player(persist.player_row(player), time.time())
         peer.player = player
         player.connections.add(peer)
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
@@ -127,6 +175,10 @@ class Lobby:
         handler = _HANDLERS.get(type(message))
         request_id = getattr(message, "id", None)
         try:
+            if isinstance(message, wire.Hello):
+                raise wire.ProtocolError(
+                    wire.ErrorCode.NOT_WELCOME, "this connection has already said hello"
+                )
             if handler is None:
                 raise wire.ProtocolError(
                     wire.ErrorCode.UNKNOWN_TYPE, f"{type(message).__name__} is not a request here"
@@ -170,7 +222,9 @@ class Lobby:
         peer.room = room
 
     def room_changed(self, room: Room) -> None:
-        """Tell the room's members and the lobby about a room's new summary."""
+        """Store the room's new state and tell its members and the lobby."""
+        if self.storage is not None and room.status is not RoomStatus.PAUSED:
+            self.storage.save_match_soon(persist.room_row(room)).add_done_callback(_log_failure)
         frame = views.match_update_frame(room)
         for peer in list(room.members) + list(self._lobby_peers):
             peer.send(frame)
@@ -234,6 +288,17 @@ class Lobby:
         )
         return self._seat_creator(peer, room, message.id)
 
+    def _room_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "grace_period": self.config.grace_period,
+            "bot_delay": self.config.bot_delay,
+            "on_change": self.room_changed,
+            "match_factory": self.match_factory,
+        }
+        if self.storage is not None:
+            options["on_action"] = persist.store_action(self.storage)
+        return options
+
     def _new_id(self) -> str:
         if self._make_id is not None:
             return self._make_id()
@@ -264,10 +329,7 @@ class Lobby:
             join_code=join_code,
             turn_timer=turn_timer,
             first_seat=first_seat,
-            grace_period=self.config.grace_period,
-            bot_delay=self.config.bot_delay,
-            on_change=self.room_changed,
-            match_factory=self.match_factory,
+            **self._room_options(),
         )
         self.rooms[match_id] = room
         self._forget_old_rooms()
@@ -316,20 +378,27 @@ class Lobby:
         self._send_joined(peer, room, None, message.id)
         return None
 
-    async def leave(self, peer: Peer, message: wire.Leave) -> wire.ServerMessage:
+    async def leave(self, peer: Peer, message: wire.Leave) -> wire.ServerMessage | None:
         """Leave the match: an open seat is freed, a running one goes to a bot."""
         room = self._room_of(peer)
         assert peer.player is not None
         room.leave(peer.player, peer)
         peer.room = None
-        return wire.Ok(id=message.id)
+        _ok(peer, message)
+        return None
 
-    async def start(self, peer: Peer, message: wire.Start) -> wire.ServerMessage:
+    async def start(self, peer: Peer, message: wire.Start) -> wire.ServerMessage | None:
         """The host deals the match."""
         room = self._room_of(peer)
         assert peer.player is not None
-        room.start(peer.player)
-        return wire.Ok(id=message.id)
+        room.check_start(peer.player)
+        seed = secrets.randbits(63)
+        if self.storage is not None:  # the seed is on disk before anyone sees a card
+            await self.storage.save_match(persist.room_row(room, seed=seed))
+            room.check_start(peer.player)  # nothing changed while we waited
+        _ok(peer, message)  # the answer before its consequences
+        room.begin(seed)
+        return None
 
     async def play_again(self, peer: Peer, message: wire.PlayAgain) -> wire.ServerMessage | None:
         """A rematch: same seats, same bots, everyone still here seated again."""
@@ -381,8 +450,10 @@ class Lobby:
         """A proposed action: checked by the engine, applied, and told to all."""
         room = self._room_of(peer)
         assert peer.player is not None
-        await room.act(peer.player, views.action_from_wire(message.action))
-        return wire.Ok(id=message.id) if message.id is not None else None
+        await room.act(
+            peer.player, views.action_from_wire(message.action), lambda: _ok(peer, message)
+        )
+        return None
 
     async def sync(self, peer: Peer, message: wire.Sync) -> wire.ServerMessage | None:
         """A fresh snapshot (and prompt) on request."""
@@ -395,6 +466,32 @@ class Lobby:
             peer.send(views.prompt_frame(room, seat, room.turn_timer))
         return None
 
+    async def replay(self, peer: Peer, message: wire.Replay) -> wire.ServerMessage:
+        """A match's public events; its seed and actions too once it is finished."""
+        room = self._find(message.match)
+        if room.join_code is not None and message.join_code != room.join_code:
+            raise RoomError(wire.ErrorCode.BAD_JOIN_CODE, "this match needs the right join code")
+        start = message.from_seq - 1
+        page = room.log[start : start + MAX_REPLAY_EVENTS]
+        more = start + len(page) < len(room.log)
+        finished = room.status is RoomStatus.FINISHED and room.match is not None
+        history = room.match.history if finished and room.match is not None else ()
+        return wire.ReplayPage(
+            id=message.id,
+            match=room.id,
+            status=views.status(room),
+            ruleset=room.ruleset_name,
+            from_seq=message.from_seq,
+            events=tuple(views.event_to_wire(project_event(e, None)) for e in page),
+            next_seq=message.from_seq + len(page) if more else None,
+            seed=room.match.seed if finished and room.match is not None else None,
+            first_seat=room.first_seat if finished else None,
+            actions=tuple(
+                wire.SeatAction(seat=seat, action=views.action_to_wire(action))
+                for seat, action in history
+            ),
+        )
+
     async def chat(self, peer: Peer, message: wire.Chat) -> wire.ServerMessage | None:
         """A chat line to everyone in the match."""
         room = self._room_of(peer)
@@ -404,9 +501,21 @@ class Lobby:
                 match=room.id, seat=room.members.get(peer), name=peer.player.name, text=message.text
             )
         )
+        _ok(peer, message)
         for member in room.members:
             member.send(frame)
-        return wire.Ok(id=message.id) if message.id is not None else None
+        return None
+
+
+def _ok(peer: Peer, request: wire.ClientMessage) -> None:
+    """Answer ``ok`` to a request that carried an id (PROTOCOL.md: only those)."""
+    if request.id is not None:
+        peer.send(wire.encode(wire.Ok(id=request.id)))
+
+
+def _log_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("could not store a match's state: %s", future.exception())
 
 
 _HANDLERS: dict[type, Handler] = {
@@ -419,5 +528,6 @@ _HANDLERS: dict[type, Handler] = {
     wire.PlayAgain: Lobby.play_again,
     wire.Act: Lobby.act,
     wire.Sync: Lobby.sync,
+    wire.Replay: Lobby.replay,
     wire.Chat: Lobby.chat,
 }

@@ -36,6 +36,8 @@ class RoomStatus(enum.Enum):
 
     OPEN = "open"  #: waiting for players and the host's start
     RUNNING = "running"
+    #: an action could not be stored: nothing more is played until a restart
+    PAUSED = "paused"
     FINISHED = "finished"
 
 
@@ -214,6 +216,11 @@ class Room:
 
     def start(self, player: Player, seed: int | None = None) -> None:
         """The host starts the match once every seat is taken."""
+        self.check_start(player)
+        self.begin(secrets.randbits(63) if seed is None else seed)
+
+    def check_start(self, player: Player) -> None:
+        """Raise unless ``player`` may start the match now."""
         if player is not self.host:
             raise RoomError("not_host", "only the host can start the match")
         if self.status is not RoomStatus.OPEN:
@@ -221,7 +228,6 @@ class Room:
         empty = [s.seat for s in self.seats if s.kind == "empty"]
         if empty:
             raise RoomError("match_not_ready", f"seat {empty[0]} is still empty")
-        self.begin(secrets.randbits(63) if seed is None else seed)
 
     def begin(self, seed: int) -> None:
         """Deal the match (also used when a stored match is rebuilt)."""
@@ -238,24 +244,69 @@ class Room:
         self.on_change(self)
         self._after_change()
 
-    async def act(self, player: Player, action: Action) -> None:
-        """Apply ``player``'s proposal, or raise why not (the match is unchanged)."""
+    async def act(
+        self, player: Player, action: Action, ack: Callable[[], None] | None = None
+    ) -> None:
+        """Apply ``player``'s proposal, or raise why not (the match is unchanged).
+
+        ``ack`` is called once the action is accepted and stored, before
+        anyone is sent the events it caused (PROTOCOL.md: ``ok`` comes first).
+        """
         seat = self.seat_of(player)
         if seat is None:
             raise RoomError("not_in_match", "you hold no seat in this match")
         slot = self.seats[seat]
         if slot.autopilot:  # the player is back: stop playing for them
             slot.autopilot = False
-        await self._apply(seat, action)
+        await self._apply(seat, action, ack)
 
-    async def _apply(self, seat: int, action: Action) -> None:
+    async def _apply(
+        self, seat: int, action: Action, ack: Callable[[], None] | None = None
+    ) -> None:
         async with self._lock:
             match = self.match
+            if self.status is RoomStatus.PAUSED:
+                raise RoomError("match_paused", "the server cannot store this match; it is paused")
             if match is None or self.status is RoomStatus.OPEN:
                 raise RoomError("match_not_ready", "the match has not started")
+            before = match.clone()
             events = match.apply(seat, action)  # raises IllegalAction, changes nothing
-            await self.on_action(self, seat, action)
+            try:
+                await self.on_action(self, seat, action)  # on disk before anyone is told
+            except Exception:
+                log.exception("match %s: could not store an action; pausing the match", self.id)
+                self.match = before
+                self.status = RoomStatus.PAUSED
+                self._cancel_timers()
+                self.on_change(self)
+                raise RoomError(
+                    "match_paused", "the server could not store your action; the match is paused"
+                ) from None
+            self._stop_timer(seat)
+            if ack is not None:
+                ack()
             self._publish(events)
+        self._after_change()
+
+    def restore(self, seed: int, actions: Iterable[tuple[int, Action]]) -> None:
+        """Rebuild a stored match by replaying its actions (after a restart)."""
+        self.match = self.match_factory(len(self.seats), seed, self.ruleset, self.first_seat)
+        self.log = list(self.match.setup_events)
+        for seat, action in actions:
+            self.log.extend(self.match.apply(seat, action))
+        self.status = RoomStatus.FINISHED if self.match.is_over else RoomStatus.RUNNING
+        for slot in self.seats:
+            if slot.bot is None:
+                slot.bot = Bot.for_seat(self.bot_strength, self.id, slot.seat)
+
+    def resume(self) -> None:
+        """After a restart: absent players get their grace period, bots carry on."""
+        if self.status is not RoomStatus.RUNNING:
+            return
+        loop = asyncio.get_running_loop()
+        for slot in self.seats:
+            if slot.player is not None and not slot.is_bot and not self.connected(slot.seat):
+                slot.grace = loop.call_later(self.grace_period, self._hand_to_bot, slot.seat)
         self._after_change()
 
     def _publish(self, events: list[Event]) -> None:
@@ -292,12 +343,40 @@ class Room:
             self._wake_bots()
 
     def _start_timer(self, seat: int) -> None:
-        old = self._deadlines.pop(seat, None)
-        if old is not None:
-            old.cancel()
+        self._stop_timer(seat)
         if self.turn_timer is not None:
             loop = asyncio.get_running_loop()
-            self._deadlines[seat] = loop.call_later(self.turn_timer, self._hand_to_bot, seat)
+            key = self._prompted.get(seat)
+            self._deadlines[seat] = loop.call_later(self.turn_timer, self._timed_out, seat, key)
+
+    def _stop_timer(self, seat: int) -> None:
+        handle = self._deadlines.pop(seat, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _timed_out(self, seat: int, key: object) -> None:
+        """The turn timer ran out: a bot makes this one decision for the seat."""
+        self._deadlines.pop(seat, None)
+        match = self.match
+        if (
+            match is None
+            or self.status is not RoomStatus.RUNNING
+            or seat not in match.to_act
+            or self._prompted.get(seat) != key
+        ):
+            return
+        log.info("match %s: seat %d let its turn timer run out; a bot acts for it", self.id, seat)
+        asyncio.get_running_loop().create_task(self._stand_in(seat))
+
+    async def _stand_in(self, seat: int) -> None:
+        match = self.match
+        bot = self.seats[seat].bot
+        if match is None or bot is None or seat not in match.to_act:
+            return
+        try:
+            await self._apply(seat, bot.decide(match, seat))
+        except Exception:  # the player may have acted meanwhile; nothing to do then
+            log.debug("match %s: stand-in for seat %d not needed", self.id, seat)
 
     def _cancel_timers(self) -> None:
         for handle in self._deadlines.values():

@@ -257,6 +257,11 @@ def prompt_frame(room: Room, seat: int, turn_timer: float | None) -> bytes:
     )
 
 
+def status(room: Room) -> Any:
+    """The room's status in its wire spelling."""
+    return room.status.value
+
+
 def summary(room: Room) -> wire.MatchSummary:
     """The room as the lobby lists it."""
     seats = []
@@ -286,7 +291,7 @@ def summary(room: Room) -> wire.MatchSummary:
     return wire.MatchSummary(
         match=room.id,
         name=room.name,
-        status=room.status.value,
+        status=status(room),
         seats=tuple(seats),
         host=room.host.name,
         has_join_code=room.join_code is not None,
