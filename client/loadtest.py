@@ -21,8 +21,10 @@ import gc
 import json
 import random
 import resource
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -219,32 +221,28 @@ def _memory(health: dict[str, object] | None) -> int | None:
 
 
 @contextlib.contextmanager
-def _spawned_server() -> Iterator[str]:
-    """A local ``python -m server`` on a free port, stopped afterwards."""
-    import socket
+def _spawned_server(storage: str) -> Iterator[str]:
+    """A local ``python -m server`` on a free port, stopped afterwards.
 
+    ``storage`` is ``"off"`` (memory only) or a ``--sync`` mode, with a fresh
+    temporary data directory.
+    """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "server",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "WARNING",
-        "--rate-limit",
-        "1000",
-    ]
-    process = subprocess.Popen(command)
-    try:
-        yield f"ws://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with tempfile.TemporaryDirectory(prefix="tulips-load-") as data_dir:
+        command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--log-level", "WARNING", "--rate-limit", "1000"]
+        if storage == "off":
+            command += ["--no-storage"]
+        else:
+            command += ["--data-dir", data_dir, "--sync", storage]
+        process = subprocess.Popen(command)
+        try:
+            yield f"ws://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(10)
 
 
 def _raise_fd_limit() -> None:
@@ -269,6 +267,17 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("url", nargs="?", help="ws://HOST:PORT of a running server")
+    parser.add_argument(
+        "--storage",
+        choices=["off", "full", "normal"],
+        default="full",
+        help="with --spawn-server: memory only, or SQLite with this --sync",
+    )
+    parser.add_argument(
+        "--compare-storage",
+        action="store_true",
+        help="with --spawn-server: run with storage off, then on (sync full), side by side",
+    )
     parser.add_argument(
         "--spawn-server",
         action="store_true",
@@ -300,14 +309,35 @@ def main(argv: list[str] | None = None) -> int:
         ramp = args.ramp if args.ramp is not None else 10 * args.think
         return await run_load(url, args.matches, args.players, args.think, args.duration, ramp)
 
-    if args.spawn_server:
-        with _spawned_server() as url:
-            report = asyncio.run(go(url))
-    else:
-        report = asyncio.run(go(args.url))
     print(f"{args.matches} matches x {args.players} players, think {args.think} s")
-    print("\n".join(report.lines()))
-    return 0 if report.errors == 0 else 1
+    if not args.spawn_server:
+        report = asyncio.run(go(args.url))
+        print("\n".join(report.lines()))
+        return 0 if report.errors == 0 else 1
+    modes = ["off", "full"] if args.compare_storage else [args.storage]
+    reports = {}
+    for mode in modes:
+        with _spawned_server(mode) as url:
+            reports[mode] = report = asyncio.run(go(url))
+        print(f"-- storage {mode}")
+        print("\n".join(report.lines()))
+    if args.compare_storage:
+        print("\n".join(_side_by_side(reports["off"], reports["full"])))
+    return 0 if all(r.errors == 0 for r in reports.values()) else 1
+
+
+def _side_by_side(off: LoadReport, on: LoadReport) -> list[str]:
+    def rate(report: LoadReport) -> float:
+        return report.actions / report.elapsed
+
+    cost = 1 - rate(on) / rate(off) if rate(off) else 0.0
+    return [
+        "-- side by side      storage off   storage on (sync full)",
+        f"matches/s           {off.matches / off.elapsed:11.2f}   {on.matches / on.elapsed:11.2f}",
+        f"actions/s           {rate(off):11,.0f}   {rate(on):11,.0f}",
+        f"p99 act->ok (ms)    {off.percentile(99):11.2f}   {on.percentile(99):11.2f}",
+        f"storage costs {cost:.0%} of throughput",
+    ]
 
 
 if __name__ == "__main__":

@@ -269,13 +269,12 @@ class Room:
                 raise RoomError("match_paused", "the server cannot store this match; it is paused")
             if match is None or self.status is RoomStatus.OPEN:
                 raise RoomError("match_not_ready", "the match has not started")
-            before = match.clone()
             events = match.apply(seat, action)  # raises IllegalAction, changes nothing
             try:
                 await self.on_action(self, seat, action)  # on disk before anyone is told
             except Exception:
                 log.exception("match %s: could not store an action; pausing the match", self.id)
-                self.match = before
+                self.match = self._rebuild(match.history[:-1])  # as it was before the action
                 self.status = RoomStatus.PAUSED
                 self._cancel_timers()
                 self.on_change(self)
@@ -287,6 +286,14 @@ class Room:
                 ack()
             self._publish(events)
         self._after_change()
+
+    def _rebuild(self, actions: Iterable[tuple[int, Action]]) -> Match:
+        """The match replayed from its seed through ``actions`` (deterministic)."""
+        assert self.match is not None
+        match = self.match_factory(len(self.seats), self.match.seed, self.ruleset, self.first_seat)
+        for seat, action in actions:
+            match.apply(seat, action)
+        return match
 
     def restore(self, seed: int, actions: Iterable[tuple[int, Action]]) -> None:
         """Rebuild a stored match by replaying its actions (after a restart)."""

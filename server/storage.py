@@ -238,8 +238,11 @@ class Storage:
             commits += 1
             if self.after_commit is not None and error is None:
                 self.after_commit(commits)
+            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
             for _, future, loop in batch:
-                loop.call_soon_threadsafe(_settle, future, error)
+                by_loop.setdefault(loop, []).append(future)
+            for loop, futures in by_loop.items():  # one wake-up per loop, not per write
+                loop.call_soon_threadsafe(_settle, futures, error)
         connection.close()
 
     def _submit(self, writes: list[_Write]) -> asyncio.Future[None]:
@@ -361,10 +364,11 @@ class Storage:
         return [(seat, json.loads(action)) for _, seat, action in rows]
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)
+def _settle(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
+    for future in futures:
+        if future.done():
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
