@@ -66,7 +66,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     ErrorCode.UNSUPPORTED_VERSION: "`v` (or every entry of `hello.versions`) is a version the "
     "server does not speak; the message lists those it does. The connection is closed.",
     ErrorCode.UNKNOWN_TYPE: "`type` names no client→server message of this version.",
-    ErrorCode.TOO_LARGE: "The frame is larger than `MAX_FRAME_BYTES`. The connection is closed.",
+    ErrorCode.TOO_LARGE: "A message larger than `MAX_FRAME_BYTES` (raised by `encode`). A frame "
+    "that large from a client is refused by the WebSocket layer before it is read: the "
+    "connection is closed with 1009 and no `error` is sent.",
     ErrorCode.NOT_WELCOME: "A request other than `hello` before `welcome`, or a second `hello`.",
     ErrorCode.BAD_TOKEN: "`hello.token` resumes no identity. The connection is closed.",
     ErrorCode.NO_SUCH_MATCH: "`match` names no match the server knows.",

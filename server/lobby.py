@@ -212,7 +212,7 @@ class Lobby:
         if room.match is not None:
             peer.send(views.snapshot_frame(room, seat))
             if seat is not None and seat in room.match.to_act and not room.seats[seat].bot_plays:
-                peer.send(views.prompt_frame(room, seat, room.turn_timer))
+                peer.send(views.prompt_frame(room, seat, room.time_left(seat)))
 
     def _enter(self, peer: Peer, room: Room) -> None:
         if peer.room is not None and peer.room is not room:
@@ -463,7 +463,7 @@ class Lobby:
             raise RoomError(wire.ErrorCode.MATCH_NOT_READY, "the match has not started")
         peer.send(views.snapshot_frame(room, seat, message.id))
         if seat is not None and seat in room.match.to_act and not room.seats[seat].bot_plays:
-            peer.send(views.prompt_frame(room, seat, room.turn_timer))
+            peer.send(views.prompt_frame(room, seat, room.time_left(seat)))
         return None
 
     async def replay(self, peer: Peer, message: wire.Replay) -> wire.ServerMessage:

@@ -342,7 +342,7 @@ class Room:
                 continue
             self._prompted[seat] = key
             self._start_timer(seat)
-            frame = views.prompt_frame(self, seat, self.turn_timer)
+            frame = views.prompt_frame(self, seat, self.time_left(seat))
             for outbox, member_seat in self.members.items():
                 if member_seat == seat:
                     outbox.send(frame)
@@ -355,6 +355,13 @@ class Room:
             loop = asyncio.get_running_loop()
             key = self._prompted.get(seat)
             self._deadlines[seat] = loop.call_later(self.turn_timer, self._timed_out, seat, key)
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds before the seat's turn timer runs out, if it has one running."""
+        handle = self._deadlines.get(seat)
+        if handle is None:
+            return None
+        return max(0.0, handle.when() - asyncio.get_running_loop().time())
 
     def _stop_timer(self, seat: int) -> None:
         handle = self._deadlines.pop(seat, None)

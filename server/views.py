@@ -243,7 +243,7 @@ def snapshot_frame(room: Room, seat: int | None, request_id: Any = None) -> byte
     )
 
 
-def prompt_frame(room: Room, seat: int, turn_timer: float | None) -> bytes:
+def prompt_frame(room: Room, seat: int, deadline: float | None) -> bytes:
     """The prompt for ``seat`` with its legal actions, encoded."""
     assert room.match is not None
     return wire.encode(
@@ -252,7 +252,7 @@ def prompt_frame(room: Room, seat: int, turn_timer: float | None) -> bytes:
             seq=len(room.log),
             seat=seat,
             actions=tuple(action_to_wire(a) for a in room.match.legal_actions(seat)),
-            deadline=turn_timer,
+            deadline=deadline,
         )
     )
 
