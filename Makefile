@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/tulips-demo
+	$(BIN)/tulips play
 
 test: lint typecheck contracts unit
 

@@ -176,13 +176,43 @@ async def _match_loop(
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
 
 
+async def _bot_table(url: str, index: int, stop: asyncio.Event, report: LoadReport) -> None:
+    """A table of four hard server bots, watched, dealt again whenever it ends."""
+    async with contextlib.AsyncExitStack() as stack:
+        session = Session(url, f"watcher{index}", reconnect=False, request_timeout=60)
+        await session.open()
+        stack.push_async_callback(session.close)
+        await session.create_match(
+            name=f"bots {index}", seats=4, bots=[(seat, "hard") for seat in range(4)]
+        )
+        try:
+            while not stop.is_set():
+                await session.start()
+                async for message in session:
+                    if isinstance(message, wire.Event) and isinstance(
+                        message.event, wire.MatchEnded
+                    ):
+                        break
+                await session.play_again()
+        except (RequestError, ConnectionError, TimeoutError) as exc:
+            report.error(f"bot_table_{type(exc).__name__}")
+
+
 async def run_load(
-    url: str, matches: int, players: int, think: float, duration: float, ramp: float = 0.0
+    url: str,
+    matches: int,
+    players: int,
+    think: float,
+    duration: float,
+    ramp: float = 0.0,
+    hard_bots: int = 0,
 ) -> LoadReport:
     """Run the load and return what it measured.
 
     Matches start at random moments over the first ``ramp`` seconds (so they
     do not all open and end in lockstep); measuring begins after the ramp.
+    ``hard_bots`` more tables of four hard server bots play beside them, to
+    show that bots thinking do not slow the other matches down.
     """
     report = LoadReport()
     health = await fetch_health(url)
@@ -195,6 +225,7 @@ async def run_load(
         )
         for i in range(matches)
     ]
+    tasks += [asyncio.create_task(_bot_table(url, i, stop, report)) for i in range(hard_bots)]
     try:
         async with asyncio.timeout(120):
             await ready.wait()
@@ -268,6 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("url", nargs="?", help="ws://HOST:PORT of a running server")
     parser.add_argument(
+        "--hard-bots",
+        type=int,
+        default=0,
+        help="tables of four hard server bots playing beside the measured matches",
+    )
+    parser.add_argument(
         "--storage",
         choices=["off", "full", "normal"],
         default="full",
@@ -307,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     async def go(url: str) -> LoadReport:
         await _wait_until_up(url)
         ramp = args.ramp if args.ramp is not None else 10 * args.think
-        return await run_load(url, args.matches, args.players, args.think, args.duration, ramp)
+        return await run_load(
+            url, args.matches, args.players, args.think, args.duration, ramp, args.hard_bots
+        )
 
     print(f"{args.matches} matches x {args.players} players, think {args.think} s")
     if not args.spawn_server:

@@ -48,7 +48,12 @@ _M = TypeVar("_M", bound=wire.Message)
 
 
 class ConnectError(Exception):
-    """The server could not be reached or refused the hello."""
+    """The server could not be reached or refused the hello (``code`` says why,
+    when the server said: e.g. ``bad_token``, ``unsupported_version``)."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class RequestError(Exception):
@@ -133,7 +138,9 @@ class Session:
             raise ConnectError(f"{self.url} did not welcome us: {exc}") from None
         if isinstance(answer, wire.Error):
             await connection.close()
-            raise ConnectError(f"{self.url} refused us: {answer.code}: {answer.message}")
+            raise ConnectError(
+                f"{self.url} refused us: {answer.code}: {answer.message}", answer.code
+            )
         if not isinstance(answer, wire.Welcome):
             await connection.close()
             raise ConnectError(f"{self.url} answered hello with {type(answer).__name__}")
@@ -329,8 +336,11 @@ class Session:
         await self.request(wire.Chat, text=text)
 
 
-#: Close codes after which coming back would be refused again.
-_FINAL_CLOSE_CODES = frozenset({4001, 4002})
+#: Close codes after which coming back would be refused again (or, for
+#: REPLACED, would knock out the newer connection that replaced this one).
+_FINAL_CLOSE_CODES = frozenset(
+    {wire.CloseCode.UNSUPPORTED_VERSION, wire.CloseCode.BAD_TOKEN, wire.CloseCode.REPLACED}
+)
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

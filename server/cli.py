@@ -96,6 +96,12 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="seconds a bot waits before it acts",
     )
     parser.add_argument(
+        "--bot-think-ms",
+        type=_seconds,
+        default=defaults.bot_think_ms,
+        help="milliseconds a hard bot searches per decision",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
@@ -114,6 +120,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         max_connections=args.max_connections,
         grace_period=args.grace_period,
         bot_delay=args.bot_delay,
+        bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
     )

@@ -27,6 +27,8 @@ class ServerConfig:
     grace_period: float = 30.0
     #: seconds a bot waits before it acts, so people can follow the table
     bot_delay: float = 0.0
+    #: how long a *hard* bot thinks per decision, in milliseconds
+    bot_think_ms: float = 300.0
     #: websockets keep-alive: ping every ``ping_interval`` s, drop after ``ping_timeout`` s
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0

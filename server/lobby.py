@@ -27,7 +27,7 @@ from engine.record import RecordError
 from protocol.limits import MAX_MATCHES_LISTED, MAX_REPLAY_EVENTS
 
 from . import persist, views
-from .bots import Bot
+from .bots import Bot, Thinker
 from .config import ServerConfig
 from .identity import Player, Players
 from .peer import Peer
@@ -70,6 +70,7 @@ class Lobby:
         without ``storage`` nothing outlives the process."""
         self.config = config
         self.storage = storage
+        self.thinker = Thinker(config.bot_think_ms)
         self.match_factory = match_factory
         self._make_id = new_id
         self.players = Players()
@@ -110,6 +111,7 @@ class Lobby:
         """Stop every room's timers and bots, then close storage."""
         for room in self.rooms.values():
             room.close()
+        self.thinker.close()
         if self.storage is not None:
             self.storage.close()
 
@@ -294,6 +296,7 @@ class Lobby:
             "bot_delay": self.config.bot_delay,
             "on_change": self.room_changed,
             "match_factory": self.match_factory,
+            "thinker": self.thinker,
         }
         if self.storage is not None:
             options["on_action"] = persist.store_action(self.storage)

@@ -53,7 +53,7 @@ def store_action(storage: Storage) -> object:
 
     async def on_action(room: Room, seat: int, action: object) -> None:
         assert room.match is not None
-        index = len(room.match.history) - 1
+        index = len(room.match.history)  # called before the action is applied
         await storage.append_action(room.id, index, seat, action_to_data(action))  # type: ignore[arg-type]
 
     return on_action
@@ -90,8 +90,10 @@ def restore_room(row: MatchRow, storage: Storage, players: Players, **room_optio
     if row.seed is not None and row.status != "open":
         actions = [(seat, action_from_data(data)) for seat, data in storage.actions(row.id)]
         room.restore(row.seed, actions)
-    if room.status is not RoomStatus.FINISHED:
-        for slot in slots:
-            if slot.player is not None:
-                slot.player.match_id = row.id
+    # Rooms are restored oldest first, so a player's latest match wins; a
+    # finished one too, so a player who missed the end (a crash between the
+    # last action's write and its broadcast) is shown it on coming back.
+    for slot in slots:
+        if slot.player is not None:
+            slot.player.match_id = row.id
     return room

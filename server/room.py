@@ -6,7 +6,8 @@ path) under the room's lock, so actions apply one at a time, in order; rooms
 share nothing, so matches never wait for each other.
 
 Invariant: an accepted action is handed to :attr:`Room.on_action` (storage)
-and awaited *before* any member is told about it.
+and awaited *before* it is applied to the match, so no member learns of it,
+even through a snapshot, before it is on disk.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from engine import Action, Event, Match, Phase, Ruleset, observe
 
 from . import views
-from .bots import Bot
+from .bots import Bot, Thinker
 from .identity import Player
 from .peer import Peer
 
@@ -116,6 +117,7 @@ class Room:
     members: dict[Peer, int | None] = field(default_factory=dict)
     on_action: OnAction = _no_storage
     match_factory: MatchFactory = deal_match
+    thinker: Thinker = field(default_factory=Thinker)
     on_change: Callable[[Room], None] = lambda room: None
     created: float = field(default_factory=time.time)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -269,31 +271,28 @@ class Room:
                 raise RoomError("match_paused", "the server cannot store this match; it is paused")
             if match is None or self.status is RoomStatus.OPEN:
                 raise RoomError("match_not_ready", "the match has not started")
-            events = match.apply(seat, action)  # raises IllegalAction, changes nothing
+            refusal = match.refusal(seat, action)  # the very check apply makes
+            if refusal is not None:
+                raise refusal
             try:
-                await self.on_action(self, seat, action)  # on disk before anyone is told
+                # On disk before the match changes: until it is stored, a
+                # snapshot taken meanwhile (sync, watch, a reconnect) shows the
+                # match without it, and nobody is told of it.
+                await self.on_action(self, seat, action)
             except Exception:
                 log.exception("match %s: could not store an action; pausing the match", self.id)
-                self.match = self._rebuild(match.history[:-1])  # as it was before the action
                 self.status = RoomStatus.PAUSED
                 self._cancel_timers()
                 self.on_change(self)
                 raise RoomError(
                     "match_paused", "the server could not store your action; the match is paused"
                 ) from None
+            events = match.apply(seat, action)  # cannot be refused now: it passed refusal()
             self._stop_timer(seat)
             if ack is not None:
                 ack()
             self._publish(events)
         self._after_change()
-
-    def _rebuild(self, actions: Iterable[tuple[int, Action]]) -> Match:
-        """The match replayed from its seed through ``actions`` (deterministic)."""
-        assert self.match is not None
-        match = self.match_factory(len(self.seats), self.match.seed, self.ruleset, self.first_seat)
-        for seat, action in actions:
-            match.apply(seat, action)
-        return match
 
     def restore(self, seed: int, actions: Iterable[tuple[int, Action]]) -> None:
         """Rebuild a stored match by replaying its actions (after a restart)."""
@@ -388,7 +387,7 @@ class Room:
         if match is None or bot is None or seat not in match.to_act:
             return
         try:
-            await self._apply(seat, bot.decide(match, seat))
+            await self._apply(seat, await self.thinker.decide(bot, match, seat))
         except Exception:  # the player may have acted meanwhile; nothing to do then
             log.debug("match %s: stand-in for seat %d not needed", self.id, seat)
 
@@ -429,7 +428,7 @@ class Room:
             bot = self.seats[seat].bot
             assert bot is not None
             try:
-                await self._apply(seat, bot.decide(match, seat))
+                await self._apply(seat, await self.thinker.decide(bot, match, seat))
             except Exception:  # a bot must never take the match down
                 log.exception("match %s: bot at seat %d failed", self.id, seat)
                 return

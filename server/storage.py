@@ -141,13 +141,24 @@ class Storage:
         existed = self.path.exists()
         if existed and not self.path.is_file():
             raise StorageError(f"{self.path} exists and is not a file; refusing to use it")
+        connection: sqlite3.Connection | None = None
         try:
             connection = self._connect()
             self._check_and_migrate(connection, existed)
-        except sqlite3.OperationalError as exc:  # locked, read-only, disk full, …
-            raise StorageError(f"cannot use {self.path}: {exc}") from None
-        except sqlite3.DatabaseError as exc:  # not a database at all, or a damaged one
-            raise StorageError(
+            # Can we write? A read-only file opens without complaint and fails
+            # only at the first write, so write (the same value) and roll back.
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(f"PRAGMA user_version = {int(version)}")
+            connection.execute("ROLLBACK")
+        except (sqlite3.DatabaseError, StorageError) as exc:
+            if connection is not None:
+                connection.close()
+            if isinstance(exc, StorageError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, disk full, …
+                raise StorageError(f"cannot use {self.path}: {exc}") from None
+            raise StorageError(  # not a database at all, or a damaged one
                 f"{self.path} is not a Gift of Tulips database ({exc}); refusing to touch it."
                 " Move it away or choose another --data-dir."
             ) from None
@@ -224,25 +235,15 @@ class Storage:
                     self._jobs.put(None)
                     break
                 batch.append(more)
-            error: BaseException | None = None
-            try:
-                connection.execute("BEGIN")
-                for writes, _, _ in batch:
-                    for sql, params in writes:
-                        connection.execute(sql, params)
-                connection.execute("COMMIT")
-            except sqlite3.Error as exc:
-                error = StorageError(f"cannot write to {self.path}: {exc}")
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
+            errors = self._commit(connection, batch)
             commits += 1
-            if self.after_commit is not None and error is None:
+            if self.after_commit is not None and not all(errors):
                 self.after_commit(commits)
-            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-            for _, future, loop in batch:
-                by_loop.setdefault(loop, []).append(future)
-            for loop, futures in by_loop.items():  # one wake-up per loop, not per write
-                loop.call_soon_threadsafe(_settle, futures, error)
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], Any]]] = {}
+            for (_, future, loop), error in zip(batch, errors, strict=True):
+                by_loop.setdefault(loop, []).append((future, error))
+            for loop, settled in by_loop.items():  # one wake-up per loop, not per write
+                loop.call_soon_threadsafe(_settle, settled)
         connection.close()
 
     def _submit(self, writes: list[_Write]) -> asyncio.Future[None]:
@@ -252,6 +253,29 @@ class Storage:
         future: asyncio.Future[None] = loop.create_future()
         self._jobs.put((writes, future, loop))
         return future
+
+    def _commit(self, connection: sqlite3.Connection, batch: list[_Job]) -> list[Any]:
+        """One transaction for the batch, a savepoint per job: a job that fails
+        fails alone. Returns each job's error (None if it is stored)."""
+        errors: list[Any] = [None] * len(batch)
+        try:
+            connection.execute("BEGIN")
+            for i, (writes, _, _) in enumerate(batch):
+                connection.execute("SAVEPOINT job")
+                try:
+                    for sql, params in writes:
+                        connection.execute(sql, params)
+                except sqlite3.Error as exc:
+                    connection.execute("ROLLBACK TO job")
+                    errors[i] = StorageError(f"cannot write to {self.path}: {exc}")
+                connection.execute("RELEASE job")
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:  # the commit itself failed: nothing is stored
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            failed = StorageError(f"cannot write to {self.path}: {exc}")
+            errors = [failed] * len(batch)
+        return errors
 
     async def _write(self, writes: list[_Write]) -> None:
         await self._submit(writes)
@@ -344,8 +368,16 @@ class Storage:
         result = []
         for row in rows:
             values = list(row)
-            values[4] = json.loads(values[4])
-            values[5] = json.loads(values[5])
+            try:
+                values[4] = json.loads(values[4])
+                values[5] = json.loads(values[5])
+            except (TypeError, ValueError) as exc:
+                log.error(
+                    "match %s: its stored row is damaged (%s); left out, left on disk",
+                    values[0],
+                    exc,
+                )
+                continue
             result.append(MatchRow(*values))
         return result
 
@@ -364,8 +396,8 @@ class Storage:
         return [(seat, json.loads(action)) for _, seat, action in rows]
 
 
-def _settle(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
-    for future in futures:
+def _settle(settled: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for future, error in settled:
         if future.done():
             continue
         if error is None:

@@ -23,7 +23,7 @@ TIMEOUT = 30
 @pytest.fixture
 async def url() -> AsyncIterator[str]:
     """A real server on an OS-picked port."""
-    server = TulipsServer(ServerConfig(host="127.0.0.1", port=0, bot_delay=0))
+    server = TulipsServer(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, bot_think_ms=5))
     await server.start()
     try:
         yield f"ws://127.0.0.1:{server.port}"

@@ -77,9 +77,10 @@ async def serve(
     """A server on 127.0.0.1 and a port the OS picks; stopped on exit.
 
     ``settings`` override :class:`ServerConfig` fields (bots act at once unless
-    ``bot_delay`` says otherwise).
+    ``bot_delay`` says otherwise; hard bots think 5 ms).
     """
     settings.setdefault("bot_delay", 0.0)
+    settings.setdefault("bot_think_ms", 5.0)  # hard bots search briefly in tests
     config = ServerConfig(host=HOST, port=0, **settings)
     lobby = Lobby(config, match_factory=match_factory, new_id=new_id)
     server = TulipsServer(config, lobby=lobby)

@@ -1,0 +1,498 @@
+"""The terminal client: one Textual app on one SDK session.
+
+The app owns everything the client knows (:class:`~client.tui.model.Follow`
+and :class:`~client.tui.model.Lobby`), turns it into views
+(:mod:`client.tui.viewmodel`) and sets them on its screens — attributes down.
+Keys, buttons and screen messages come up as actions (``app.choose('k')``)
+or messages (:class:`LobbyScreen.Picked`). All network work runs in workers:
+one reads the session, the others send requests.
+
+End-of-game reveals are paced: ``secret_revealed`` events are applied one at
+a time, ``reveal_delay`` seconds apart, and whatever follows them waits its
+turn, so the order of messages is never changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+
+import protocol as wire
+from client.sdk import ConnectError, ConnectionLost, Reconnected, RequestError
+
+from .i18n import t
+from .identity import IdentityStore
+from .model import Follow, Lobby
+from .screens.connecting import ConnectingScreen
+from .screens.dialogs import ChatScreen, CreateMatchScreen, CreateSettings, JoinCodeScreen
+from .screens.final import FinalScreen
+from .screens.help import HelpScreen
+from .screens.lobby import LobbyInfo, LobbyScreen
+from .screens.table import TableScreen
+from .session import SessionFactory, SessionLike, real_session
+from .viewmodel import final_view, lobby_rows, table_view
+
+__all__ = ["Plan", "QuickMatch", "ServerStarter", "TulipsApp"]
+
+_KNOWN_ERRORS = frozenset(
+    {
+        "bad_join_code", "seat_taken", "match_not_open", "match_not_ready", "no_such_match",
+        "not_your_turn", "illegal_action", "not_host", "server_full", "rate_limited",
+        "not_in_match", "match_paused",
+    }
+)  # fmt: skip
+
+
+class ServerStarter(Protocol):
+    """Starts a server and says where it listens (``tulips play``'s local server)."""
+
+    async def start(self) -> str:
+        """Start the server; return its ``ws://`` URL once it answers."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class QuickMatch:
+    """``tulips play``: a match against bots, created and started at once."""
+
+    players: int = 4
+    strength: str = "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Where to play and as whom."""
+
+    name: str
+    url: str = ""
+    local: ServerStarter | None = None
+    quick: QuickMatch | None = None
+
+
+class TulipsApp(App[int]):
+    """Gift of Tulips in the terminal."""
+
+    CSS_PATH = "tulips.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("ctrl+c", "quit", show=False, priority=True),
+        Binding("question_mark", "help", show=False),
+    ]
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        sessions: SessionFactory = real_session,
+        identity: IdentityStore | None = None,
+        reveal_delay: float = 0.9,
+        clock: Callable[[], float] = time.monotonic,
+        handle_signals: bool = False,
+    ) -> None:
+        super().__init__()
+        self.plan = plan
+        self.url = plan.url
+        self.sessions = sessions
+        self.identity = identity
+        self.reveal_delay = reveal_delay
+        self.handle_signals = handle_signals
+        self.session: SessionLike | None = None
+        self.follow = Follow(clock)
+        self.lobby = Lobby()
+        self.online = False
+        self.picking = False
+        self.failure: str | None = None
+        self._queue: collections.deque[wire.Snapshot | wire.Event | wire.Prompt] = (
+            collections.deque()
+        )
+        self._pacing = False
+        self._autostarted: set[str] = set()
+        self.connecting: ConnectingScreen
+        self.lobby_screen: LobbyScreen
+        self.table_screen: TableScreen
+
+    # -- start and stop ------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.title = t("app.title")
+        self.connecting = ConnectingScreen()
+        self.lobby_screen = LobbyScreen()
+        self.table_screen = TableScreen()
+        self.install_screen(self.lobby_screen, "lobby")
+        self.install_screen(self.table_screen, "table")
+        self.push_screen(self.connecting)
+        if self.handle_signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(sig, self.exit)
+        self.set_interval(1.0, self._tick)
+        self.run_session()
+
+    def fail(self, message: str) -> None:
+        """Stop with ``message`` for the command line to print."""
+        self.failure = message
+        self.exit(1, return_code=1)
+
+    async def action_quit(self) -> None:
+        """Leave the app (the session closes on the way out)."""
+        self.exit(0)
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+    # -- the session -----------------------------------------------------------------------
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def run_session(self) -> None:
+        """Connect (starting the local server first if asked), then read every message."""
+        if self.plan.local is not None:
+            self.connecting.status = t("status.starting_server")
+            try:
+                self.url = await self.plan.local.start()
+            except Exception as exc:  # whatever went wrong, say it in one line
+                self.fail(t("error.local_server", reason=str(exc) or type(exc).__name__))
+                return
+        self.connecting.status = t("status.connecting", url=self.url)
+        session = await self._open()
+        if session is None:
+            return
+        self.session = session
+        self.online = True
+        self._render_lobby()
+        try:
+            if self.plan.quick is not None:
+                await self._quick_match(session, self.plan.quick)
+            else:
+                self._show("lobby")
+                self.lobby.replace(list(await session.list_matches()))
+                self._render_lobby()
+        except RequestError as exc:
+            self._refused(exc)
+            self._show("lobby")
+        async for message in session:
+            self.on_server_message(message)
+        self.online = False
+        self._render()
+        self.notify(t("status.closed"), severity="error", timeout=30)
+
+    async def _open(self) -> SessionLike | None:
+        token = self.identity.token_for(self.url) if self.identity is not None else None
+        session = self.sessions(self.url, self.plan.name, token)
+        try:
+            await session.open()
+        except ConnectError as exc:
+            if token is None or exc.code != "bad_token":
+                self.fail(t("error.connect", reason=str(exc)))
+                return None
+            assert self.identity is not None
+            self.identity.forget(self.url)  # the server forgot us: start afresh
+            session = self.sessions(self.url, self.plan.name, None)
+            try:
+                await session.open()
+            except ConnectError as again:
+                self.fail(t("error.connect", reason=str(again)))
+                return None
+        if self.identity is not None and session.token is not None and self.plan.local is None:
+            self.identity.remember(self.url, session.token)
+        return session
+
+    async def _quick_match(self, session: SessionLike, quick: QuickMatch) -> None:
+        self.connecting.status = t("status.dealing")
+        await session.create_match(
+            name=t("quick.name", name=self.plan.name)[:40],
+            seats=quick.players,
+            bots=[(seat, quick.strength) for seat in range(1, quick.players)],
+        )
+
+    def on_server_message(self, message: object) -> None:
+        """Take in one message from the session."""
+        if isinstance(message, ConnectionLost):
+            self.online = False
+            self.follow.acting = False
+            self.notify(t("status.lost"), severity="warning")
+        elif isinstance(message, Reconnected):
+            self.online = True
+            self.notify(t("status.back"))
+            if self.follow.match_id is None:
+                self.request(lambda s: self._refresh(s))
+        elif isinstance(message, wire.MatchList):
+            self.lobby.replace(message.matches)
+        elif isinstance(message, wire.MatchUpdate):
+            self.lobby.update(message.match)
+            if self.follow.update(message.match):
+                self._maybe_autostart()
+        elif isinstance(message, wire.Joined):
+            if self.follow.join(message):
+                self.picking = False
+            self._show("table")
+        elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt):
+            self._pace(message)
+            return
+        elif isinstance(message, wire.ChatLine):
+            self.follow.say(Text.assemble((message.name, "bold"), ": ", message.text))
+        elif isinstance(message, wire.Error) and message.id is None:
+            self.notify(self._error_text(message.code, message.message), severity="error")
+        self._render()
+
+    # -- the match, paced -------------------------------------------------------------------
+
+    def _pace(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+        self._queue.append(message)
+        if not self._pacing:
+            self._drain()
+
+    def _drain(self) -> None:
+        self._pacing = False
+        while self._queue:
+            message = self._queue.popleft()
+            self._apply(message)
+            if (
+                self.reveal_delay > 0
+                and isinstance(message, wire.Event)
+                and isinstance(message.event, wire.SecretRevealed)
+            ):
+                self._pacing = True
+                self.set_timer(self.reveal_delay, self._drain)
+                break
+        self._render()
+
+    def _apply(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+        follow = self.follow
+        if isinstance(message, wire.Snapshot):
+            if follow.snapshot(message):
+                self.picking = False
+                if message.state.scoring is not None:
+                    self._show_final()
+        elif isinstance(message, wire.Event):
+            outcome = follow.event(message)
+            if outcome == "gap":
+                self.request(lambda s: s.sync(), group="sync")
+            elif outcome == "applied":
+                if follow.state is not None and not follow.state.legal_actions:
+                    self.picking = False
+                if isinstance(message.event, wire.MatchEnded):
+                    self._show_final()
+        elif follow.prompt(message):
+            self.picking = False
+            self.bell()
+
+    def _tick(self) -> None:
+        if self.follow.deadline_at is not None:
+            self._render_table()
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def _render(self) -> None:
+        self._render_lobby()
+        self._render_table()
+
+    def _render_lobby(self) -> None:
+        self.lobby_screen.rows = lobby_rows(self.lobby.matches)
+        self.lobby_screen.info = LobbyInfo(server=self.url, name=self.plan.name, online=self.online)
+
+    def _render_table(self) -> None:
+        follow = self.follow
+        self.table_screen.view = table_view(
+            follow.state,
+            follow.summary,
+            follow.seat,
+            follow.log,
+            online=self.online,
+            host=follow.host,
+            picking=self.picking,
+            acting=follow.acting,
+            seconds_left=follow.seconds_left(),
+        )
+
+    def _show(self, name: str) -> None:
+        """Make the lobby or the table the screen on view, closing what is above
+        it (the stack is always the blank default screen, then one of ours)."""
+        target = self.get_screen(name)
+        if self.screen is target:
+            return
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(target)
+
+    def _show_final(self) -> None:
+        state = self.follow.state
+        if state is None or state.scoring is None:
+            return
+        if any(isinstance(screen, FinalScreen) for screen in self.screen_stack):
+            return
+        self._show("table")
+        self.push_screen(
+            FinalScreen(final_view(state.scoring, self.follow.summary, self.follow.seat, state))
+        )
+
+    # -- what the player does --------------------------------------------------------------
+
+    def action_choose(self, key: str) -> None:
+        """A key or button of the action panel."""
+        view = self.table_screen.view
+        if view is None or self.screen is not self.table_screen:
+            return
+        choice = next((c for c in view.actions.choices if c.key == key), None)
+        if choice is None:
+            return
+        if choice.label == "choice.start":
+            self.request(lambda s: s.start())
+        elif choice.label == "choice.give":
+            self.picking = True
+        elif choice.label == "choice.back":
+            self.picking = False
+        elif choice.action is not None:
+            self.picking = False
+            self.follow.acting = True
+            self.send_action(choice.action)
+        self._render_table()
+
+    @work(exclusive=True, group="act", exit_on_error=False)
+    async def send_action(self, action: wire.Action) -> None:
+        """Propose an action; a refusal is shown and the choices come back."""
+        if self.session is None:
+            return
+        try:
+            await self.session.act(action)
+        except RequestError as exc:
+            self._refused(exc)
+        except (ConnectionError, TimeoutError):
+            pass  # the prompt comes again after the reconnect
+        else:
+            return
+        self.follow.acting = False
+        self._render_table()
+
+    def request(
+        self, call: Callable[[SessionLike], Awaitable[object]], group: str = "request"
+    ) -> None:
+        """Send a request in a worker; a refusal becomes a notification."""
+        self.run_worker(self._request(call), group=group, exclusive=True, exit_on_error=False)
+
+    async def _request(self, call: Callable[[SessionLike], Awaitable[object]]) -> None:
+        if self.session is None:
+            return
+        try:
+            await call(self.session)
+        except RequestError as exc:
+            self._refused(exc)
+        except (ConnectionError, TimeoutError):
+            self.notify(t("status.lost"), severity="warning")
+
+    async def _refresh(self, session: SessionLike) -> None:
+        self.lobby.replace(list(await session.list_matches()))
+        self._render_lobby()
+
+    def _maybe_autostart(self) -> None:
+        """Start at once when we host and every other seat is a bot."""
+        follow, summary = self.follow, self.follow.summary
+        if (
+            summary is None
+            or summary.status != "open"
+            or not follow.host
+            or summary.match in self._autostarted
+            or any(s.kind != "bot" and s.seat != follow.seat for s in summary.seats)
+        ):
+            return
+        self._autostarted.add(summary.match)
+        self.request(lambda s: s.start())
+
+    def _error_text(self, code: str, message: str) -> str:
+        if code in _KNOWN_ERRORS:
+            return t(f"errcode.{code}")
+        return t("errcode.other", code=code, message=message)
+
+    def _refused(self, exc: RequestError) -> None:
+        self.notify(self._error_text(exc.code, exc.error.message), severity="error")
+
+    # -- actions of the screens ----------------------------------------------------------
+
+    def action_help(self) -> None:
+        """Show the rules in brief (or close them)."""
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HelpScreen())
+
+    def action_new_match(self) -> None:
+        """Ask for a new match's settings, then create it."""
+
+        def create(settings: CreateSettings | None) -> None:
+            if settings is not None:
+                self.request(
+                    lambda s: s.create_match(
+                        name=settings.name,
+                        seats=settings.seats,
+                        bots=settings.bot_seats,
+                        join_code=settings.join_code,
+                        turn_timer=settings.turn_timer,
+                    )
+                )
+
+        default = t("quick.name", name=self.plan.name)[:40]
+        self.push_screen(CreateMatchScreen(default), create)
+
+    def action_chat(self) -> None:
+        """Say something to the table."""
+
+        def say(line: str | None) -> None:
+            if line:
+                self.request(lambda s: s.chat(line))
+
+        if self.follow.match_id is not None:
+            self.push_screen(ChatScreen(), say)
+
+    def action_refresh_lobby(self) -> None:
+        """Ask the server for its matches again."""
+        self.request(lambda s: self._refresh(s))
+
+    @on(LobbyScreen.Picked)
+    def pick_match(self, event: LobbyScreen.Picked) -> None:
+        """Join or watch a match from the lobby (asking for its code if it has one)."""
+        summary = self.lobby.matches.get(event.match)
+        if summary is None:
+            return
+
+        def go(code: str | None) -> None:
+            if event.how == "join":
+                self.request(lambda s: s.join(event.match, join_code=code))
+            else:
+                self.request(lambda s: s.watch(event.match, join_code=code))
+
+        if summary.has_join_code:
+            self.push_screen(JoinCodeScreen(), lambda code: go(code) if code else None)
+        else:
+            go(None)
+
+    def action_play_again(self) -> None:
+        """A rematch of the finished match."""
+        self.request(lambda s: s.play_again())
+
+    def action_show_scores(self) -> None:
+        """Back to the final scores from the table."""
+        if not isinstance(self.screen, FinalScreen):
+            self._show_final()
+
+    def action_leave(self) -> None:
+        """Leave the match for the lobby (a running seat is played by the server)."""
+
+        async def leave(session: SessionLike) -> None:
+            if self.follow.match_id is not None:
+                await session.leave()
+            self.follow.leave()
+            self.picking = False
+            self._show("lobby")
+            await self._refresh(session)
+
+        self.request(leave)

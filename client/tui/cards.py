@@ -1,0 +1,81 @@
+"""How tulip colours and cards look on a terminal.
+
+Every colour carries three marks, so a colour-blind player or a monochrome
+terminal loses nothing: its colour, a shape (◆ ● ♥ ▲, the same in every
+language) and a letter from the catalogue that is distinct within each
+language (English P B K O; German L B R O; Spanish M A R N). A card is the
+three together with its value: ``◆P4``.
+
+Cards and colours arrive in their wire spelling (``"purple-4"``); splitting
+that spelling is reading the protocol, not knowing the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+
+import protocol as wire
+
+from .i18n import t
+
+__all__ = [
+    "COLOUR_STYLE",
+    "GLYPH",
+    "card_colour",
+    "card_text",
+    "card_value",
+    "cards_text",
+    "colour_name",
+    "colour_tag",
+]
+
+#: A colour's terminal colour: light enough for a dark background.
+COLOUR_STYLE: dict[str, str] = {
+    "purple": "#c192ff",
+    "blue": "#5fb2ff",
+    "pink": "#ff8fc7",
+    "orange": "#ffad4d",
+}
+#: A colour's shape, the same in every language.
+GLYPH: dict[str, str] = {"purple": "◆", "blue": "●", "pink": "♥", "orange": "▲"}
+
+
+def card_colour(card: wire.Card) -> wire.Colour:
+    """The colour of a card spelt ``"<colour>-<value>"``."""
+    colour, _, _ = card.partition("-")
+    return colour  # type: ignore[return-value]
+
+
+def card_value(card: wire.Card) -> int:
+    """The value of a card spelt ``"<colour>-<value>"``."""
+    return int(card.rpartition("-")[2])
+
+
+def colour_name(colour: str) -> str:
+    """The colour's name in the player's language."""
+    return t(f"colour.{colour}")
+
+
+def colour_tag(colour: str, *, name: bool = False) -> Text:
+    """``◆P`` in the colour's style (``◆P Purple`` with ``name``)."""
+    text = Text(GLYPH[colour] + t(f"colour.{colour}.letter"), style=f"bold {COLOUR_STYLE[colour]}")
+    if name:
+        text.append(" " + colour_name(colour), style=COLOUR_STYLE[colour])
+    return text
+
+
+def card_text(card: wire.Card, *, big: bool = False) -> Text:
+    """``◆P4`` in the colour's style; ``big`` draws it as a reversed tile."""
+    colour = card_colour(card)
+    label = GLYPH[colour] + t(f"colour.{colour}.letter") + str(card_value(card))
+    if big:
+        return Text(f" {label} ", style=f"bold reverse {COLOUR_STYLE[colour]}")
+    return Text(label, style=f"bold {COLOUR_STYLE[colour]}")
+
+
+def cards_text(cards: Iterable[wire.Card], empty: str = "–") -> Text:
+    """Cards separated by spaces, or ``empty``."""
+    text = Text(" ").join(card_text(card) for card in cards)
+    return text if text.plain else Text(empty, style="dim")

@@ -1,0 +1,146 @@
+"""``tulips``: the terminal client's command line.
+
+    tulips play [--players 4] [--strength medium] [--name Ana] [--lang de]
+    tulips connect ws://HOST:PORT [--name Ana] [--lang es]
+
+``play`` starts a local server (a subprocess on a free port) with bots in the
+other seats and opens the table; ``connect`` joins a server on the LAN. A bad
+address or an unreachable server is one line on stderr and exit status 2 or 1,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from .i18n import LANGUAGES, detect_language, set_language, t
+
+__all__ = ["main", "parse_args", "websocket_url"]
+
+DEFAULT_PORT = 8765
+STRENGTHS = ("easy", "medium", "hard")
+
+
+def websocket_url(text: str) -> str:
+    """``ws://host:port`` from what a person typed (``host``, ``host:port`` or a URL)."""
+    candidate = text.strip()
+    if "://" not in candidate:
+        candidate = "ws://" + candidate
+    try:
+        parts = urlsplit(candidate)
+        port = parts.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(t("cli.bad_url", url=text)) from None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(t("cli.bad_url", url=text))
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}:{port if port is not None else DEFAULT_PORT}"
+
+
+def unreachable(url: str, timeout: float = 5.0) -> str | None:
+    """Why nothing answers at ``url``'s host and port, or None if something does.
+
+    A quick TCP check before the terminal is taken over, so a mistyped or
+    offline address is one clean line rather than a flash of the app."""
+    parts = urlsplit(url)
+    default = 443 if parts.scheme == "wss" else DEFAULT_PORT
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or default), timeout):
+            return None
+    except OSError as exc:
+        return t(
+            "error.unreachable", url=url, reason=exc.strerror or str(exc) or type(exc).__name__
+        )
+
+
+def _name(text: str) -> str:
+    name = text.strip()
+    if not 1 <= len(name) <= 40 or not name.isprintable():
+        raise argparse.ArgumentTypeError(t("cli.bad_name"))
+    return name
+
+
+def _players(text: str) -> int:
+    try:
+        players = int(text)
+    except ValueError:
+        players = 0
+    if not 2 <= players <= 6:
+        raise argparse.ArgumentTypeError(t("cli.bad_players"))
+    return players
+
+
+def default_name() -> str:
+    """The login name, if it makes a display name; else the catalogue's."""
+    try:
+        name = getpass.getuser().strip()
+    except (OSError, KeyError):
+        name = ""
+    return name[:40] if name and name.isprintable() else t("cli.default_name")
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--name", type=_name, default=None, help=t("cli.help.name"))
+    common.add_argument("--lang", choices=LANGUAGES, default=None, help=t("cli.help.lang"))
+    parser = argparse.ArgumentParser(prog="tulips", description=t("cli.description"))
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{play,connect}")
+    play = commands.add_parser("play", parents=[common], help=t("cli.help.play"))
+    play.add_argument("--players", type=_players, default=4, help=t("cli.help.players"))
+    play.add_argument(
+        "--strength", choices=STRENGTHS, default="medium", help=t("cli.help.strength")
+    )
+    play.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
+    connect = commands.add_parser("connect", parents=[common], help=t("cli.help.connect"))
+    connect.add_argument("url", type=websocket_url, help=t("cli.help.url"))
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Read the command line (exits with status 2 and one message when it is wrong)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang", choices=LANGUAGES, default=None)
+    known, _ = early.parse_known_args(args)
+    set_language(known.lang or detect_language(os.environ))  # before any help text is built
+    return _parser().parse_args(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tulips``."""
+    args = parse_args(argv)
+    name = args.name or default_name()
+    from .app import Plan, QuickMatch, TulipsApp  # after parsing: --help stays instant
+    from .identity import IdentityStore
+    from .localserver import LocalServer
+
+    local = None
+    if args.command == "play":
+        local = LocalServer(bot_delay=args.bot_delay)
+        plan = Plan(name=name, local=local, quick=QuickMatch(args.players, args.strength))
+    else:
+        why = unreachable(args.url)
+        if why is not None:
+            print(f"tulips: {why}", file=sys.stderr)
+            return 1
+        plan = Plan(name=name, url=args.url)
+    app = TulipsApp(plan, identity=IdentityStore(), handle_signals=True)
+    try:
+        app.run()
+    finally:
+        if local is not None:
+            local.stop()
+    if app.failure:
+        print(f"tulips: {app.failure}", file=sys.stderr)
+        return app.return_code or 1
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""What the client knows: the one mutable aggregate behind the screens.
+
+:class:`Follow` follows the match the player is in (or watches): the
+snapshot's state moved forward event by event with
+:func:`~client.tui.viewmodel.apply_event`, the match summary (names,
+connections, status), the log in words, and the seat's prompt. Invariants:
+
+- ``state`` is exactly the server's view after event ``seq``: an event whose
+  ``seq`` is not ``seq + 1`` is not applied (stale ones are dropped, a gap
+  asks for a ``sync``), and a snapshot replaces everything.
+- Nothing here decides a rule; legal actions come from prompts and snapshots.
+
+:class:`Lobby` holds the server's match list, kept live by ``match_update``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from rich.text import Text
+
+import protocol as wire
+
+from .fold import apply_event, with_prompt
+from .narrate import describe
+from .viewmodel import seat_names
+
+__all__ = ["Follow", "Lobby", "Outcome"]
+
+#: What became of an event: applied, already known, or proof that some were missed.
+Outcome = Literal["applied", "stale", "gap", "elsewhere"]
+LOG_LINES = 400
+
+
+class Lobby:
+    """The server's matches by id, as the last ``match_list`` and updates tell."""
+
+    def __init__(self) -> None:
+        self.matches: dict[str, wire.MatchSummary] = {}
+
+    def replace(self, matches: tuple[wire.MatchSummary, ...] | list[wire.MatchSummary]) -> None:
+        """A fresh ``match_list``."""
+        self.matches = {m.match: m for m in matches}
+
+    def update(self, summary: wire.MatchSummary) -> None:
+        """One match changed (or appeared)."""
+        self.matches[summary.match] = summary
+
+
+class Follow:
+    """The match this client is in: seat, summary, state, log and prompt."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self.leave()
+
+    def leave(self) -> None:
+        """Forget the match (back in the lobby)."""
+        self.match_id: str | None = None
+        self.seat: int | None = None
+        self.host = False
+        self.summary: wire.MatchSummary | None = None
+        self.state: wire.State | None = None
+        self.seq = 0
+        self.log: list[Text] = []
+        self.deadline_at: float | None = None
+        self.acting = False
+
+    # -- joining ----------------------------------------------------------------------
+
+    def join(self, joined: wire.Joined) -> bool:
+        """Now in ``joined.match``; returns whether it is another match than before."""
+        other = joined.match != self.match_id
+        if other:
+            self.summary = None
+            self.state = None
+            self.seq = 0
+            self.log = []
+        self.match_id = joined.match
+        self.seat = joined.seat
+        self.host = joined.host
+        self.acting = False
+        self.deadline_at = None
+        return other
+
+    def update(self, summary: wire.MatchSummary) -> bool:
+        """A ``match_update``; returns whether it is about this match."""
+        if summary.match != self.match_id:
+            return False
+        self.summary = summary
+        return True
+
+    # -- the match --------------------------------------------------------------------
+
+    def snapshot(self, snapshot: wire.Snapshot) -> bool:
+        """Take the server's word for everything; False if it is another match's."""
+        if snapshot.match != self.match_id:
+            return False
+        self.state = snapshot.state
+        self.seq = snapshot.seq
+        self.seat = snapshot.seat
+        self.acting = False
+        if not snapshot.state.legal_actions:
+            self.deadline_at = None
+        return True
+
+    def event(self, message: wire.Event) -> Outcome:
+        """Apply one event if it is the next one."""
+        if message.match != self.match_id or self.state is None:
+            return "elsewhere"
+        if message.seq <= self.seq:
+            return "stale"
+        if message.seq != self.seq + 1:
+            return "gap"
+        self.seq = message.seq
+        event = message.event
+        before = self.state
+        self.state = apply_event(before, event, self.seat)
+        if before.legal_actions and not self.state.legal_actions:
+            self.acting = False
+            self.deadline_at = None
+        line = describe(event, self.names(), self.seat)
+        if line is not None:
+            self.say(line)
+        return "applied"
+
+    def prompt(self, prompt: wire.Prompt) -> bool:
+        """The seat's legal actions, if the prompt is for the state we have."""
+        if prompt.match != self.match_id or self.state is None or prompt.seq != self.seq:
+            return False
+        self.state = with_prompt(self.state, prompt)
+        self.acting = False
+        self.deadline_at = self._clock() + prompt.deadline if prompt.deadline is not None else None
+        return True
+
+    def seconds_left(self) -> int | None:
+        """Whole seconds before the turn timer plays for us, if one runs."""
+        if self.deadline_at is None:
+            return None
+        return max(0, round(self.deadline_at - self._clock()))
+
+    def names(self) -> dict[int, str]:
+        """Every seat's display name."""
+        seats = (
+            len(self.state.seats) if self.state else len(self.summary.seats) if self.summary else 0
+        )
+        return seat_names(self.summary, seats)
+
+    def say(self, line: Text) -> None:
+        """Add a line to the log (the oldest go when it is long)."""
+        self.log.append(line)
+        del self.log[:-LOG_LINES]

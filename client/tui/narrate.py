@@ -1,0 +1,93 @@
+"""The log in words: what an event means, said to the player in their language.
+
+"You" for the player's own seat, names from the match summary, cards with
+their colour marks (:mod:`client.tui.cards`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.text import Text
+
+import protocol as wire
+
+from .cards import card_text, cards_text, colour_tag
+from .i18n import rich, t
+
+__all__ = ["describe"]
+
+
+def _who(seat: int, names: Mapping[int, str], me: int | None) -> Text:
+    if seat == me:
+        return Text(t("who.you"), style="bold")
+    return Text(names.get(seat, t("seat.numbered", n=seat + 1)), style="bold")
+
+
+def describe(event: wire.GameEvent, names: Mapping[int, str], me: int | None) -> Text | None:
+    """The event in words for the log, or None if it is not worth a line."""
+    seat = getattr(event, "seat", None)
+    you = seat is not None and seat == me
+    who = _who(seat, names, me) if seat is not None else Text()
+    suffix = ".you" if you else ""
+    if isinstance(event, wire.TurnStarted):
+        return rich("log.turn" + suffix, style="dim", turn=event.turn, who=who)
+    if isinstance(event, wire.CardDrawn):
+        if you and event.card is not None:
+            return rich("log.drawn.you", card=card_text(event.card))
+        return None
+    if isinstance(event, wire.CardKept):
+        return rich("log.kept" + suffix, who=who, card=card_text(event.card), points=event.points)
+    if isinstance(event, wire.CardGiven):
+        to = _who(event.to_seat, names, me)
+        key = "log.given.you" if you else "log.given.to_you" if event.to_seat == me else "log.given"
+        return rich(key, who=who, to=to, card=card_text(event.card), points=event.points)
+    if isinstance(event, wire.CardAddedFaceUp):
+        return rich(
+            "log.face_up" + suffix,
+            who=who,
+            card=card_text(event.card),
+            ranking=_ranking_text(event.ranking),
+        )
+    if isinstance(event, wire.CardAddedSecret):
+        if you and event.card is not None:
+            return rich("log.secret.you", card=card_text(event.card))
+        return rich("log.secret", who=who)
+    if isinstance(event, wire.SecretRevealed):
+        return rich(
+            "log.revealed", card=card_text(event.card), ranking=_ranking_text(event.ranking)
+        )
+    if isinstance(event, wire.MatchEnded):
+        winners = Text(", ").join(_who(w, names, me) for w in event.scoring.winners)
+        return rich("log.ended", style="bold", winners=winners)
+    return _describe_setup(event, names, me, who, you)
+
+
+def _describe_setup(
+    event: wire.GameEvent, names: Mapping[int, str], me: int | None, who: Text, you: bool
+) -> Text | None:
+    if isinstance(event, wire.FestivalStarted):
+        return rich("log.festival_started", cards=cards_text(event.cards))
+    if isinstance(event, wire.CardsDealt):
+        if you and event.cards is not None:
+            return rich("log.dealt.you", cards=cards_text(event.cards))
+        return None
+    if isinstance(event, wire.OpeningChosen):
+        if you and event.secret is not None and event.bouquet is not None:
+            return rich(
+                "log.opening.you",
+                secret=card_text(event.secret),
+                bouquet=card_text(event.bouquet),
+            )
+        return rich("log.opening", who=who)
+    if isinstance(event, wire.OpeningRevealed):
+        placed = Text(", ").join(
+            _who(seat, names, me) + Text(" ") + card_text(card)
+            for seat, card in enumerate(event.bouquets)
+        )
+        return rich("log.opening_revealed", placed=placed)
+    return None
+
+
+def _ranking_text(ranking: Sequence[str]) -> Text:
+    return Text(" > ").join(colour_tag(colour) for colour in ranking)

@@ -1,0 +1,181 @@
+"""The small dialogs: a new match's settings, a private match's join code, a chat line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from ..i18n import t
+
+__all__ = ["ChatScreen", "CreateMatchScreen", "CreateSettings", "JoinCodeScreen"]
+
+STRENGTHS = ("easy", "medium", "hard")
+TIMERS = (0, 30, 60, 120, 300)
+
+
+@dataclass(frozen=True, slots=True)
+class CreateSettings:
+    """A new match as the host asked for it. Bots take the highest seats."""
+
+    name: str
+    seats: int = 4
+    bots: int = 3
+    strength: str = "medium"
+    join_code: str | None = None
+    turn_timer: float | None = None
+
+    @property
+    def bot_seats(self) -> list[tuple[int, str]]:
+        """(seat, strength) for every bot."""
+        return [(seat, self.strength) for seat in range(self.seats - self.bots, self.seats)]
+
+
+def _printable(text: str) -> bool:
+    return text.isprintable()
+
+
+class CreateMatchScreen(ModalScreen[CreateSettings | None]):
+    """A small form; Enter creates, Escape cancels."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", show=False),
+        Binding("ctrl+s", "create", show=False),
+    ]
+
+    def __init__(self, default_name: str) -> None:
+        super().__init__()
+        self.default_name = default_name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="create", classes="dialog"):
+            with Grid(id="create-form"):
+                yield Label(t("create.name"))
+                yield Input(self.default_name, id="name", max_length=40, compact=True)
+                yield Label(t("create.seats"))
+                yield Select(
+                    [(str(n), n) for n in range(2, 7)],
+                    value=4, allow_blank=False, id="seats", compact=True,
+                )  # fmt: skip
+                yield Label(t("create.bots"))
+                yield Select(
+                    [(str(n), n) for n in range(0, 7)],
+                    value=3, allow_blank=False, id="bots", compact=True,
+                )  # fmt: skip
+                yield Label(t("create.strength"))
+                yield Select(
+                    [(t(f"strength.{s}"), s) for s in STRENGTHS],
+                    value="medium", allow_blank=False, id="strength", compact=True,
+                )  # fmt: skip
+                yield Label(t("create.code"))
+                yield Input(
+                    placeholder=t("create.code_hint"), id="code", max_length=40, compact=True
+                )
+                yield Label(t("create.timer"))
+                yield Select(
+                    [
+                        (t("create.no_timer") if s == 0 else t("lobby.timer", seconds=s), s)
+                        for s in TIMERS
+                    ],
+                    value=0, allow_blank=False, id="timer", compact=True,
+                )  # fmt: skip
+            yield Static(id="create-error")
+            with Horizontal(classes="buttons"):
+                yield Button(t("create.create"), id="create-ok", variant="primary", compact=True)
+                yield Button(t("create.cancel"), id="create-cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#create").border_title = t("create.title")
+        self.query_one("#name", Input).focus()
+
+    def _settings(self) -> CreateSettings | str:
+        name = self.query_one("#name", Input).value.strip()
+        code = self.query_one("#code", Input).value.strip()
+        seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]
+        bots = int(self.query_one("#bots", Select).value)  # type: ignore[arg-type]
+        strength = str(self.query_one("#strength", Select).value)
+        timer = int(self.query_one("#timer", Select).value)  # type: ignore[arg-type]
+        if not name or not _printable(name):
+            return t("create.bad_name")
+        if code and not _printable(code):
+            return t("create.bad_code")
+        if bots > seats:
+            return t("create.too_many_bots", seats=seats)
+        return CreateSettings(
+            name=name,
+            seats=seats,
+            bots=bots,
+            strength=strength,
+            join_code=code or None,
+            turn_timer=float(timer) if timer else None,
+        )
+
+    def action_create(self) -> None:
+        """Check the form and hand the settings back."""
+        settings = self._settings()
+        if isinstance(settings, str):
+            self.query_one("#create-error", Static).update(settings)
+            return
+        self.dismiss(settings)
+
+    def action_cancel(self) -> None:
+        """Close without creating."""
+        self.dismiss(None)
+
+    def on_input_submitted(self, _event: Input.Submitted) -> None:
+        self.action_create()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "create-ok":
+            self.action_create()
+        else:
+            self.action_cancel()
+
+
+class JoinCodeScreen(ModalScreen[str | None]):
+    """Asks for a private match's join code."""
+
+    BINDINGS = [Binding("escape", "cancel", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-code", classes="dialog"):
+            yield Label(t("join.code_prompt"))
+            yield Input(id="code", max_length=40, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#join-code").border_title = t("join.code_title")
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        """Close without joining."""
+        self.dismiss(None)
+
+
+class ChatScreen(ModalScreen[str | None]):
+    """One line to say to everyone at the table."""
+
+    BINDINGS = [Binding("escape", "cancel", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="chat", classes="dialog"):
+            yield Label(t("chat.prompt"))
+            yield Input(id="line", max_length=500, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#chat").border_title = t("chat.title")
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        line = event.value.strip()
+        self.dismiss(line if line and line.isprintable() else None)
+
+    def action_cancel(self) -> None:
+        """Close without saying anything."""
+        self.dismiss(None)

@@ -1,0 +1,139 @@
+"""The final screen: each player's keeping, giving and majority points, the
+total and the tulips that break a tie; how each ranked colour's majorities
+went; who won and what decided it; and a rematch."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Static
+
+from ..cards import cards_text, colour_tag
+from ..i18n import rich, t
+from ..viewmodel import COLOURS, FinalView
+from ..widgets.bars import KeyBar, TitleBar, TitleView
+
+__all__ = ["FinalScreen", "scoring_table"]
+
+
+def scoring_table(view: FinalView) -> Table:
+    """One row per player, best first: where every point came from."""
+    table = Table(
+        box=None,
+        padding=(0, 1, 0, 0),
+        show_edge=False,
+        header_style="bold",
+        caption=t("final.caption"),
+        caption_justify="left",
+        caption_style="dim",
+    )
+    table.add_column("", no_wrap=True, width=1)
+    table.add_column(t("final.player"), no_wrap=True, overflow="ellipsis", max_width=18)
+    table.add_column(t("final.keeping"), justify="right", no_wrap=True)
+    table.add_column(t("final.giving"), justify="right", no_wrap=True)
+    for colour in COLOURS:
+        table.add_column(colour_tag(colour), justify="right", no_wrap=True)
+    table.add_column(t("final.total"), justify="right", no_wrap=True)
+    table.add_column(t("final.tulips"), justify="right", no_wrap=True)
+    for row in view.rows:
+        name = Text(row.name, style="bold" if row.you else "")
+        if row.you:
+            name.append(" " + t("players.you"), style="italic")
+        table.add_row(
+            Text("★", style="bold yellow") if row.winner else "",
+            name,
+            str(row.keeping),
+            str(row.giving),
+            *(Text(str(p), style="" if p else "dim") for p in row.majorities),
+            Text(str(row.total), style="bold"),
+            str(row.tulips),
+            style="on #2a2440" if row.you else "",
+        )
+    return table
+
+
+def majority_lines(view: FinalView) -> Group:
+    """For each colour ranked 1st–3rd: who scored its majorities."""
+    lines = []
+    for line in view.majorities:
+        text = Text.assemble((t(f"rank.{line.rank + 1}") + " ", "bold"))
+        text.append_text(colour_tag(line.colour, name=True))
+        text.append(": ")
+        if not line.places:
+            text.append(t("final.nobody"), style="dim")
+        for i, (name, cards, value, points) in enumerate(line.places):
+            if i:
+                text.append(", ")
+            text.append_text(
+                rich(
+                    "final.place",
+                    name=Text(name, style="bold"),
+                    cards=cards,
+                    value=value,
+                    points=points,
+                )
+            )
+        lines.append(text)
+    return Group(*lines)
+
+
+def verdict(view: FinalView) -> Text:
+    """Who won, and what decided it (R23)."""
+    winners = Text(", ").join(Text(name, style="bold") for name in view.winners)
+    key = {"points": "final.won_points", "tulips": "final.won_tulips", "shared": "final.shared"}
+    text = rich(key[view.decided_by], winners=winners)
+    if view.you_won:
+        text.append("  " + t("final.you_won"), style="bold yellow")
+    return text
+
+
+class FinalScreen(Screen[None]):
+    """Shows a :class:`~client.tui.viewmodel.FinalView` over the table."""
+
+    BINDINGS = [
+        Binding("a", "app.play_again", show=False),
+        Binding("t", "app.pop_screen", show=False),
+        Binding("escape", "app.pop_screen", show=False),
+        Binding("l", "app.leave", show=False),
+        Binding("q", "app.quit", show=False),
+    ]
+
+    def __init__(self, view: FinalView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with VerticalScroll(id="final", classes="panel"):
+            yield Static(self._body())
+        with Horizontal(classes="buttons"):
+            yield Button(t("final.again"), action="app.play_again", variant="primary", compact=True)
+            yield Button(t("final.table"), action="app.pop_screen", compact=True)
+            yield Button(t("final.lobby"), action="app.leave", compact=True)
+        yield KeyBar()
+
+    def _body(self) -> RenderableType:
+        view = self.view
+        parts: list[RenderableType] = [verdict(view), Text(""), scoring_table(view), Text("")]
+        parts.append(Text(t("final.majorities"), style="bold underline"))
+        parts.append(majority_lines(view))
+        if view.revealed:
+            parts.append(Text(""))
+            parts.append(Text(t("festival.revealed") + " ").append_text(cards_text(view.revealed)))
+        return Group(*parts)
+
+    def on_mount(self) -> None:
+        self.query_one(TitleBar).view = TitleView(where=self.view.title, detail=t("table.over"))
+        self.query_one("#final").border_title = t("final.title")
+        self.query_one(KeyBar).keys = (
+            ("keyname.a", "keys.again"),
+            ("keyname.t", "keys.table"),
+            ("keyname.lobby", "keys.lobby"),
+            ("keyname.help", "keys.help"),
+            ("keyname.quit", "keys.quit"),
+        )

@@ -1,0 +1,74 @@
+"""``?``: the rules in brief, the colour legend and the keys."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..cards import colour_tag
+from ..i18n import t
+from ..viewmodel import COLOURS
+
+__all__ = ["HelpScreen"]
+
+_KEYS = (
+    ("keyname.k", "help.key.keep"),
+    ("keyname.g", "help.key.give"),
+    ("keyname.f", "help.key.face_up"),
+    ("keyname.s", "help.key.secret"),
+    ("help.key.digits", "help.key.pick"),
+    ("keyname.tab", "help.key.tab"),
+    ("keyname.escape", "keys.back"),
+    ("keyname.scores", "keys.scores"),
+    ("keyname.lobby", "keys.lobby"),
+    ("keyname.help", "keys.help"),
+    ("keyname.quit", "keys.quit"),
+)
+
+
+def help_text() -> Group:
+    """The help page, in the player's language."""
+    legend = Table.grid(padding=(0, 2))
+    legend.add_column(no_wrap=True)
+    legend.add_column()
+    for colour in COLOURS:
+        legend.add_row(colour_tag(colour, name=True), "")
+    legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
+    legend.add_row(Text("2·8", style="bold"), t("help.bouquet_cells"))
+    legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(no_wrap=True)
+    keys.add_column()
+    for key, description in _KEYS:
+        keys.add_row(Text(f" {t(key)} ", style="bold reverse"), t(description))
+    return Group(
+        Text(t("help.rules")),
+        Text(""),
+        Text(t("help.legend"), style="bold"),
+        legend,
+        Text(""),
+        Text(t("help.keys"), style="bold"),
+        keys,
+        Text(""),
+        Text(t("help.close"), style="dim"),
+    )
+
+
+class HelpScreen(ModalScreen[None]):
+    """A scrollable page over whatever screen was showing."""
+
+    BINDINGS = [("escape", "dismiss"), ("q", "dismiss"), ("question_mark", "dismiss")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(help_text())
+
+    def on_mount(self) -> None:
+        page = self.query_one("#help")
+        page.border_title = t("help.title")
+        page.focus()

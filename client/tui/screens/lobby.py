@@ -1,0 +1,141 @@
+"""The lobby: the server's matches (open, running, finished) — create a new
+one, join, or watch. The list stays live: the app sets ``rows`` whenever a
+``match_update`` arrives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from ..i18n import t
+from ..viewmodel import LobbyRow
+from ..widgets.bars import KeyBar, TitleBar, TitleView
+
+__all__ = ["LobbyScreen"]
+
+_STATUS_STYLE = {"open": "bold green", "running": "yellow", "paused": "red", "finished": "dim"}
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyInfo:
+    """Who and where: the server and the player's name."""
+
+    server: str = ""
+    name: str = ""
+    online: bool = True
+
+
+_COLUMNS = ("lobby.name", "lobby.status", "lobby.players", "lobby.host", "lobby.code")
+
+
+def _cells(row: LobbyRow) -> tuple[Text, ...]:
+    status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
+    if row.status == "open" and row.free:
+        status.append(" " + t("lobby.free", count=row.free), style="green")
+    code = t("lobby.code_yes") if row.code else ""
+    if row.timer:
+        code = (code + " " if code else "") + t("lobby.timer", seconds=round(row.timer))
+    return (Text(row.name), status, Text(row.players), Text(row.host), Text(code))
+
+
+class LobbyScreen(Screen[None]):
+    """Lists ``rows``; posts :class:`LobbyScreen.Picked` for join and watch."""
+
+    BINDINGS = [
+        Binding("n", "app.new_match", show=False),
+        Binding("j", "pick('join')", show=False),
+        Binding("w", "pick('watch')", show=False),
+        Binding("r", "app.refresh_lobby", show=False),
+        Binding("q", "app.quit", show=False),
+    ]
+
+    rows: reactive[tuple[LobbyRow, ...]] = reactive(())
+    info: reactive[LobbyInfo] = reactive(LobbyInfo)
+
+    class Picked(Message):
+        """The player wants to join or watch a match."""
+
+        def __init__(self, match: str, how: Literal["join", "watch"]) -> None:
+            super().__init__()
+            self.match = match
+            self.how = how
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static(id="lobby-info")
+        yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
+        yield Static(id="lobby-empty")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.border_title = t("lobby.matches")
+        self.query_one(KeyBar).keys = (
+            ("keyname.enter", "keys.join"),
+            ("keyname.w", "keys.watch"),
+            ("keyname.n", "keys.new"),
+            ("keyname.r", "keys.refresh"),
+            ("keyname.help", "keys.help"),
+            ("keyname.quit", "keys.quit"),
+        )
+        self._show_info(self.info)
+        self._show_rows(self.rows)
+        table.focus()
+
+    def watch_info(self, info: LobbyInfo) -> None:
+        if self.is_mounted:
+            self._show_info(info)
+
+    def watch_rows(self, rows: tuple[LobbyRow, ...]) -> None:
+        if self.is_mounted:
+            self._show_rows(rows)
+
+    def _show_info(self, info: LobbyInfo) -> None:
+        self.query_one(TitleBar).view = TitleView(where=t("lobby.title"), online=info.online)
+        text = Text(t("lobby.server", server=info.server, name=info.name), style="dim")
+        self.query_one("#lobby-info", Static).update(text)
+
+    def _show_rows(self, rows: tuple[LobbyRow, ...]) -> None:
+        table = self.query_one(DataTable)
+        selected = self._selected()
+        cells = [_cells(row) for row in rows]
+        # Columns sized here, not measured by the table later: a table that is
+        # sent no further message would go on drawing the old widths.
+        table.clear(columns=True)
+        for i, label in enumerate(_COLUMNS):
+            header = Text(t(label))
+            width = max([header.cell_len, *(line[i].cell_len for line in cells)])
+            table.add_column(header, key=label, width=width)
+        for row, line in zip(rows, cells, strict=True):
+            table.add_row(*line, key=row.match)
+        if selected is not None and selected in {row.match for row in rows}:
+            table.move_cursor(row=table.get_row_index(selected))
+        empty = self.query_one("#lobby-empty", Static)
+        empty.display = not rows
+        empty.update(Text(t("lobby.empty"), style="italic"))
+
+    def _selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return str(key.value) if key.value is not None else None
+
+    def action_pick(self, how: Literal["join", "watch"]) -> None:
+        """Join or watch the match under the cursor."""
+        selected = self._selected()
+        if selected is not None:
+            self.post_message(self.Picked(selected, how))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row joins it."""
+        if event.row_key.value is not None:
+            self.post_message(self.Picked(str(event.row_key.value), "join"))

@@ -1,0 +1,81 @@
+"""The table: festival and players on top, your actions and the log below.
+
+The app sets ``view`` (a :class:`~client.tui.viewmodel.TableView`) after
+every change; the screen hands each part to its widget. Keys and buttons run
+``app.choose(key)``; the app looks the key up in the view's choices."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from ..i18n import t
+from ..viewmodel import TableView
+from ..widgets.actions import ActionsPanel
+from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.bouquets import PlayersPanel
+from ..widgets.festival import FestivalPanel
+from ..widgets.log import EventLog
+
+__all__ = ["TableScreen"]
+
+_CHOICE_KEYS = ("k", "g", "f", "s", "1", "2", "3", "4", "5", "6", "escape")
+
+
+def _detail(view: TableView) -> str:
+    if view.phase is None:
+        return t("table.not_started")
+    if view.phase == "opening":
+        return t("table.opening")
+    if view.phase == "over":
+        return t("table.over")
+    turn = t("table.turn", turn=view.turn)
+    return turn + " · " + t("table.your_turn") if view.your_turn else turn
+
+
+class TableScreen(Screen[None]):
+    """Renders a :class:`~client.tui.viewmodel.TableView`."""
+
+    BINDINGS = [
+        *(Binding(key, f"app.choose('{key}')", show=False) for key in _CHOICE_KEYS),
+        Binding("r", "app.show_scores", show=False),
+        Binding("c", "app.chat", show=False),
+        Binding("l", "app.leave", show=False),
+        Binding("q", "app.quit", show=False),
+    ]
+
+    view: reactive[TableView | None] = reactive(None, always_update=True)
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="upper"):
+            yield FestivalPanel(classes="panel")
+            yield PlayersPanel(classes="panel")
+        with Horizontal(id="lower"):
+            yield ActionsPanel(classes="panel")
+            yield EventLog(classes="panel")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._show(self.view)
+
+    def watch_view(self, view: TableView | None) -> None:
+        if self.is_mounted:
+            self._show(view)
+
+    def _show(self, view: TableView | None) -> None:
+        if view is None:
+            return
+        self.query_one(TitleBar).view = TitleView(
+            where=view.title, detail=_detail(view), online=view.online, your_turn=view.your_turn
+        )
+        self.query_one(FestivalPanel).view = view.festival
+        self.query_one(PlayersPanel).rows = view.players
+        actions = self.query_one(ActionsPanel)
+        actions.view = view.actions
+        actions.seconds_left = view.seconds_left
+        self.query_one(EventLog).lines = view.log
+        self.query_one(KeyBar).keys = view.keys

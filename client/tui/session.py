@@ -1,0 +1,56 @@
+"""The SDK as the app uses it: the methods of :class:`client.sdk.Session` the
+screens need, written down as a :class:`typing.Protocol` so tests can hand the
+app a scripted fake with fixed protocol messages instead of a socket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Protocol
+
+import protocol as wire
+from client.sdk import ConnectionLost, Reconnected, Session
+
+__all__ = ["TUI_CLIENT", "SessionFactory", "SessionLike", "real_session"]
+
+#: What the terminal client calls itself in ``hello``.
+TUI_CLIENT = "tulips-tui/0.1"
+
+
+class SessionLike(Protocol):
+    """The part of :class:`client.sdk.Session` the app relies on."""
+
+    token: str | None
+
+    async def open(self) -> wire.Welcome: ...
+    async def close(self) -> None: ...
+    def __aiter__(self) -> AsyncIterator[wire.ServerMessage | ConnectionLost | Reconnected]: ...
+    async def list_matches(self) -> Sequence[wire.MatchSummary]: ...
+    async def create_match(
+        self,
+        *,
+        name: str = ...,
+        seats: int = ...,
+        bots: Sequence[tuple[int, str]] = ...,
+        join_code: str | None = ...,
+        turn_timer: float | None = ...,
+    ) -> wire.Joined: ...
+    async def join(
+        self, match: str, seat: int | None = None, join_code: str | None = None
+    ) -> wire.Joined: ...
+    async def watch(self, match: str, join_code: str | None = None) -> wire.Joined: ...
+    async def leave(self) -> None: ...
+    async def start(self) -> None: ...
+    async def play_again(self) -> wire.Joined: ...
+    async def act(self, action: wire.Action) -> None: ...
+    async def sync(self) -> wire.Snapshot: ...
+    async def chat(self, text: str) -> None: ...
+
+
+#: Makes a session: (url, name, token) -> session.
+SessionFactory = Callable[[str, str, "str | None"], SessionLike]
+
+
+def real_session(url: str, name: str, token: str | None) -> SessionLike:
+    """A real SDK session that reconnects by itself with its token."""
+    return Session(url, name, token=token, client=TUI_CLIENT, reconnect=True)

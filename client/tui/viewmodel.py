@@ -1,0 +1,558 @@
+"""From protocol messages to what the widgets render: pure functions only.
+
+The state comes from the server's snapshot moved forward event by event
+(:mod:`client.tui.fold`); the log's words from :mod:`client.tui.narrate`.
+
+- :func:`table_view`, :func:`final_view` and :func:`lobby_rows` build the
+  frozen views the widgets render, from the state, the match summary (names,
+  connections) and the client's own situation (its seat, whether it is
+  choosing a receiver).
+
+Choice points are presentation arithmetic on what the server sent
+(``state.points`` and the ranking): keep = the bouquet points of the colour's
+rank (unranked counts as 4th), give = giving bonus + the card's value, add = 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+
+import protocol as wire
+
+from .cards import card_colour, card_value
+from .i18n import t
+
+__all__ = [
+    "ActionsView",
+    "Choice",
+    "FestivalView",
+    "FinalView",
+    "LobbyRow",
+    "MajorityLine",
+    "Mode",
+    "PlayerRow",
+    "RankRow",
+    "ScoreRow",
+    "TableView",
+    "choice_points",
+    "final_view",
+    "lobby_rows",
+    "rank_of",
+    "seat_names",
+    "table_view",
+]
+
+COLOURS: tuple[wire.Colour, ...] = wire.COLOURS
+UNRANKED = 3  # R7: an unranked colour scores as 4th for keeping and giving
+
+# -- names -----------------------------------------------------------------------------------
+
+
+def seat_names(summary: wire.MatchSummary | None, seats: int) -> dict[int, str]:
+    """Every seat's display name: a person's own, a bot's in the player's language."""
+    names = {seat: t("seat.numbered", n=seat + 1) for seat in range(seats)}
+    if summary is not None:
+        for info in summary.seats:
+            if info.kind == "bot":
+                names[info.seat] = t("seat.bot", n=info.seat + 1)
+            elif info.kind == "human" and info.name:
+                names[info.seat] = info.name
+            else:
+                names[info.seat] = t("seat.empty")
+    return names
+
+
+# -- the table ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RankRow:
+    """One colour of the festival: its rank, total and what that rank is worth now."""
+
+    colour: wire.Colour
+    rank: int | None  # 0 for 1st … 3 for 4th; None: unranked
+    total: int
+    give: int  # giving bonus (the card's value is added)
+    keep: int  # bouquet points
+    majority: tuple[int, ...]  # majority points that score at this table; () for 4th
+    values: tuple[int, ...] = ()  # the values of its festival cards, in the order placed
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalView:
+    """The festival, the deck and the secret festival."""
+
+    rows: tuple[RankRow, ...]
+    deck: int
+    secret: int
+    my_secret: tuple[wire.Card, ...]
+    revealed: tuple[wire.Card, ...]
+    spectator: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """One seat: who holds it, their points so far and their bouquet by colour."""
+
+    seat: int
+    name: str
+    kind: wire.SeatKind
+    you: bool
+    acting: bool
+    connected: bool
+    keeping: int
+    giving: int
+    colours: tuple[tuple[int, int], ...]  # (cards, total value) in colour order
+    tulips: int
+
+    @property
+    def score(self) -> int:
+        """Points so far (majorities come at the end)."""
+        return self.keeping + self.giving
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """Something the player can do now, with the key that does it."""
+
+    key: str
+    label: str  # message id
+    action: wire.Action | None  # None: a step that opens more choices (give → to whom)
+    points: int | None = None
+    card: wire.Card | None = None  # the opening: the card that goes face down …
+    other: wire.Card | None = None  # … and the one that goes to the bouquet
+    name: str | None = None
+
+
+Mode = Literal[
+    "connecting",
+    "waiting_room",
+    "opening",
+    "opening_done",
+    "turn",
+    "give",
+    "acting",
+    "wait",
+    "watch",
+    "reveal",
+    "over",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionsView:
+    """The action panel: what the player is asked, and the choices with their points."""
+
+    mode: Mode
+    choices: tuple[Choice, ...] = ()
+    drawn: wire.Card | None = None
+    hand: tuple[wire.Card, ...] = ()
+    second_card: bool = False
+    waiting_for: tuple[str, ...] = ()
+    revealed: tuple[wire.Card, ...] = ()
+    seats_taken: int = 0
+    seats: int = 0
+    host: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything the table screen shows."""
+
+    title: str
+    turn: int
+    phase: wire.Phase | None
+    online: bool
+    festival: FestivalView | None
+    players: tuple[PlayerRow, ...]
+    actions: ActionsView
+    log: tuple[Text, ...]
+    keys: tuple[tuple[str, str], ...]  # (key label id, description id) for the key bar
+    your_turn: bool = False
+    seconds_left: int | None = None
+
+
+def rank_of(state: wire.State, colour: str) -> int:
+    """The colour's rank index, 0 for 1st; unranked counts as 4th (R7)."""
+    return state.ranking.index(colour) if colour in state.ranking else UNRANKED
+
+
+def choice_points(state: wire.State, card: wire.Card, action: wire.Action) -> int | None:
+    """What an action would score with ``card`` now (None for the opening)."""
+    rank = rank_of(state, card_colour(card))
+    if isinstance(action, wire.Keep):
+        return state.points.bouquet[rank]
+    if isinstance(action, wire.Give):
+        return state.points.giving_bonus[rank] + card_value(card)
+    if isinstance(action, wire.AddFaceUp | wire.AddSecret):
+        return 0
+    return None
+
+
+def festival_view(state: wire.State, me: int | None) -> FestivalView:
+    """The festival's colours in rank order, unranked ones last."""
+    points = state.points
+    order = [*state.ranking, *(c for c in COLOURS if c not in state.ranking)]
+    rows = []
+    for colour in order:
+        rank = state.ranking.index(colour) if colour in state.ranking else None
+        index = UNRANKED if rank is None else rank
+        majority = points.majority[index][: points.majority_places] if index < 3 else ()
+        rows.append(
+            RankRow(
+                colour=colour,
+                rank=rank,
+                total=state.totals.get(colour, 0),
+                give=points.giving_bonus[index],
+                keep=points.bouquet[index],
+                majority=tuple(majority),
+                values=tuple(card_value(c) for c in state.festival if card_colour(c) == colour),
+            )
+        )
+    return FestivalView(
+        rows=tuple(rows),
+        deck=state.deck_count,
+        secret=state.secret_count,
+        my_secret=state.my_secret,
+        revealed=state.revealed,
+        spectator=me is None,
+    )
+
+
+def player_rows(
+    state: wire.State | None, summary: wire.MatchSummary | None, me: int | None
+) -> tuple[PlayerRow, ...]:
+    """Every seat, from the state when the match has started, else from the summary."""
+    count = len(state.seats) if state is not None else len(summary.seats) if summary else 0
+    names = seat_names(summary, count)
+    infos = {info.seat: info for info in summary.seats} if summary is not None else {}
+    rows = []
+    for seat in range(count):
+        info = infos.get(seat)
+        kind: wire.SeatKind = info.kind if info is not None else "human"
+        bouquet: Sequence[wire.Card] = ()
+        keeping = giving = 0
+        if state is not None:
+            seat_state = state.seats[seat]
+            bouquet, keeping, giving = seat_state.bouquet, seat_state.keeping, seat_state.giving
+        colours = tuple(
+            (
+                sum(1 for card in bouquet if card_colour(card) == colour),
+                sum(card_value(card) for card in bouquet if card_colour(card) == colour),
+            )
+            for colour in COLOURS
+        )
+        rows.append(
+            PlayerRow(
+                seat=seat,
+                name=names[seat],
+                kind=kind,
+                you=seat == me,
+                acting=state is not None and seat in state.to_act,
+                connected=info.connected if info is not None else True,
+                keeping=keeping,
+                giving=giving,
+                colours=colours,
+                tulips=len(bouquet),
+            )
+        )
+    return tuple(rows)
+
+
+_TURN_KEYS = {"keep": "k", "give": "g", "add_face_up": "f", "add_secret": "s"}
+
+
+def _turn_choices(state: wire.State, names: Mapping[int, str], picking: bool) -> tuple[Choice, ...]:
+    card = state.drawn
+    assert card is not None
+    actions = state.legal_actions
+    gives = [a for a in actions if isinstance(a, wire.Give)]
+    if picking and gives:
+        return (
+            *(
+                Choice(
+                    key=str(a.to_seat + 1),
+                    label="choice.give_to",
+                    action=a,
+                    points=choice_points(state, card, a),
+                    name=names.get(a.to_seat, str(a.to_seat + 1)),
+                )
+                for a in gives
+            ),
+            Choice(key="escape", label="choice.back", action=None),
+        )
+    choices = []
+    for action in actions:
+        if isinstance(action, wire.Give):
+            if action is gives[0]:
+                points = choice_points(state, card, action)
+                if len(gives) == 1:  # one receiver: no need to ask whom
+                    choices.append(
+                        Choice(
+                            "g", "choice.give_to", action, points, name=names.get(action.to_seat)
+                        )
+                    )
+                else:
+                    choices.append(Choice("g", "choice.give", None, points))
+            continue
+        kind = _kind(action)
+        choices.append(
+            Choice(_TURN_KEYS[kind], f"choice.{kind}", action, choice_points(state, card, action))
+        )
+    return tuple(choices)
+
+
+def _kind(action: wire.Action) -> str:
+    return {
+        wire.Keep: "keep",
+        wire.Give: "give",
+        wire.AddFaceUp: "add_face_up",
+        wire.AddSecret: "add_secret",
+        wire.Opening: "opening",
+    }[type(action)]
+
+
+def actions_view(
+    state: wire.State | None,
+    summary: wire.MatchSummary | None,
+    me: int | None,
+    *,
+    host: bool = False,
+    picking: bool = False,
+    acting: bool = False,
+) -> ActionsView:
+    """What the action panel offers now."""
+    names = seat_names(summary, len(state.seats) if state else len(summary.seats) if summary else 0)
+    if state is None:
+        if summary is None:
+            return ActionsView(mode="connecting")
+        taken = sum(1 for s in summary.seats if s.kind != "empty")
+        choices: tuple[Choice, ...] = ()
+        if host and taken == len(summary.seats) and summary.status == "open":
+            choices = (Choice("s", "choice.start", None),)
+        return ActionsView(
+            mode="waiting_room",
+            choices=choices,
+            seats_taken=taken,
+            seats=len(summary.seats),
+            host=host,
+        )
+    if state.phase == "over":
+        mode: Mode = "over" if state.scoring is not None else "reveal"
+        return ActionsView(mode=mode, revealed=state.revealed)
+    waiting = tuple(names.get(seat, "?") for seat in state.to_act if seat != me)
+    if me is None:
+        return ActionsView(mode="watch", waiting_for=waiting)
+    if acting:
+        return ActionsView(mode="acting", drawn=state.drawn, hand=state.hand)
+    openings = [a for a in state.legal_actions if isinstance(a, wire.Opening)]
+    if state.phase == "opening":
+        if not openings:
+            return ActionsView(mode="opening_done", waiting_for=waiting, hand=state.opening)
+        return ActionsView(
+            mode="opening",
+            hand=state.hand,
+            choices=tuple(
+                Choice(
+                    str(i + 1),
+                    "choice.opening",
+                    a,
+                    card=a.secret,
+                    other=next((c for c in state.hand if c != a.secret), a.secret),
+                )
+                for i, a in enumerate(openings)
+            ),
+        )
+    if state.drawn is not None and state.legal_actions and state.active == me:
+        gives = any(isinstance(a, wire.Give) for a in state.legal_actions)
+        return ActionsView(
+            mode="give" if picking and gives else "turn",
+            drawn=state.drawn,
+            choices=_turn_choices(state, names, picking),
+            second_card=state.used is not None,
+        )
+    return ActionsView(mode="wait", waiting_for=waiting)
+
+
+def _keys(mode: Mode) -> tuple[tuple[str, str], ...]:
+    always = (("keyname.help", "keys.help"), ("keyname.quit", "keys.quit"))
+    lobby = (("keyname.c", "keys.chat"), ("keyname.lobby", "keys.lobby"))
+    if mode == "turn":
+        return (("keyname.tab", "keys.focus"), *lobby, *always)
+    if mode == "give":
+        return (("keyname.escape", "keys.back"), *always)
+    if mode == "over":
+        return (("keyname.scores", "keys.scores"), *lobby, *always)
+    return (*lobby, *always)
+
+
+def table_view(
+    state: wire.State | None,
+    summary: wire.MatchSummary | None,
+    me: int | None,
+    log: Sequence[Text] = (),
+    *,
+    online: bool = True,
+    host: bool = False,
+    picking: bool = False,
+    acting: bool = False,
+    seconds_left: int | None = None,
+) -> TableView:
+    """Everything the table screen shows, from what the server sent."""
+    actions = actions_view(state, summary, me, host=host, picking=picking, acting=acting)
+    return TableView(
+        title=summary.name if summary is not None else "",
+        turn=state.turn if state is not None else 0,
+        phase=state.phase if state is not None else None,
+        online=online,
+        festival=festival_view(state, me) if state is not None else None,
+        players=player_rows(state, summary, me),
+        actions=actions,
+        log=tuple(log),
+        keys=_keys(actions.mode),
+        your_turn=actions.mode in ("turn", "give", "opening"),
+        seconds_left=seconds_left if actions.mode in ("turn", "give", "opening") else None,
+    )
+
+
+# -- the final scoring ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """One player's final points, split the way the rules earn them."""
+
+    seat: int
+    name: str
+    you: bool
+    keeping: int
+    giving: int
+    majorities: tuple[int, ...]  # in colour order
+    total: int
+    tulips: int
+    winner: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MajorityLine:
+    """How one ranked colour's majorities went: (name, cards, value, points) per scorer."""
+
+    colour: wire.Colour
+    rank: int
+    places: tuple[tuple[str, int, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FinalView:
+    """The final screen: the breakdown, the winners and what decided."""
+
+    title: str
+    rows: tuple[ScoreRow, ...]  # best first
+    majorities: tuple[MajorityLine, ...]
+    winners: tuple[str, ...]
+    decided_by: wire.DecidedBy
+    you_won: bool
+    ranking: tuple[wire.Colour, ...]
+    revealed: tuple[wire.Card, ...]
+
+
+def final_view(
+    scoring: wire.Scoring,
+    summary: wire.MatchSummary | None,
+    me: int | None,
+    state: wire.State | None = None,
+) -> FinalView:
+    """The final scoring, best player first (the server's order breaks ties)."""
+    names = seat_names(summary, len(scoring.players))
+    rows = tuple(
+        sorted(
+            (
+                ScoreRow(
+                    seat=p.seat,
+                    name=names.get(p.seat, str(p.seat + 1)),
+                    you=p.seat == me,
+                    keeping=p.keeping,
+                    giving=p.giving,
+                    majorities=tuple(p.majorities.get(c, 0) for c in COLOURS),
+                    total=p.total,
+                    tulips=p.tulips,
+                    winner=p.seat in scoring.winners,
+                )
+                for p in scoring.players
+            ),
+            key=lambda row: (not row.winner, -row.total, -row.tulips, row.seat),
+        )
+    )
+    return FinalView(
+        title=summary.name if summary is not None else "",
+        rows=rows,
+        majorities=tuple(
+            MajorityLine(
+                colour=m.colour,
+                rank=m.rank,
+                places=tuple(
+                    (names.get(p.seat, str(p.seat + 1)), p.cards, p.value, p.points)
+                    for p in m.places
+                ),
+            )
+            for m in scoring.majorities
+        ),
+        winners=tuple(names.get(seat, str(seat + 1)) for seat in scoring.winners),
+        decided_by=scoring.decided_by,
+        you_won=me in scoring.winners,
+        ranking=state.ranking if state is not None else (),
+        revealed=state.revealed if state is not None else (),
+    )
+
+
+# -- the lobby -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRow:
+    """One match in the lobby's list."""
+
+    match: str
+    name: str
+    status: wire.MatchStatus
+    players: str
+    free: int
+    host: str
+    code: bool
+    timer: float | None
+
+
+_STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
+
+
+def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]:
+    """The matches, open ones first, then running, then finished (as the server lists them)."""
+    rows = []
+    for index, summary in enumerate(matches.values()):
+        names = seat_names(summary, len(summary.seats))
+        rows.append(
+            (
+                _STATUS_ORDER.get(summary.status, 4),
+                index,
+                LobbyRow(
+                    match=summary.match,
+                    name=summary.name,
+                    status=summary.status,
+                    players=", ".join(
+                        names[s.seat] + (f" ({t(f'strength.{s.strength}')})" if s.strength else "")
+                        for s in summary.seats
+                        if s.kind != "empty"
+                    ),
+                    free=sum(1 for s in summary.seats if s.kind == "empty"),
+                    host=summary.host,
+                    code=summary.has_join_code,
+                    timer=summary.turn_timer,
+                ),
+            )
+        )
+    rows.sort(key=lambda item: (item[0], item[1]))
+    return tuple(row for _, _, row in rows)

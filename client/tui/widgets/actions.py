@@ -1,0 +1,126 @@
+"""The action panel: what you are asked now, the card you drew, and your
+legal actions as buttons — each with its key and the points it would score.
+
+Pressing a button runs ``app.choose(key)``, the same action its key runs, so
+the mouse and the keyboard take one path."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Button, Static
+
+from ..cards import card_text, cards_text
+from ..i18n import rich, t
+from ..viewmodel import ActionsView, Choice
+
+__all__ = ["ActionsPanel"]
+
+
+def _points(points: int | None) -> Text:
+    if points is None:
+        return Text()
+    return Text("  " + t("actions.points", points=points), style="bold green" if points else "dim")
+
+
+def choice_label(choice: Choice) -> Text:
+    """``k  Keep  +2``: the key, what it does, what it scores."""
+    key = t(f"keyname.{choice.key}") if not choice.key.isdigit() else choice.key
+    label = Text.assemble((f" {key} ", "bold reverse"), " ")
+    if choice.card is not None and choice.other is not None:
+        label.append_text(
+            rich(choice.label, card=card_text(choice.card), other=card_text(choice.other))
+        )
+    elif choice.name is not None:
+        label.append_text(rich(choice.label, name=Text(choice.name, style="bold")))
+    else:
+        label.append(t(choice.label))
+    return label + _points(choice.points)
+
+
+def _waiting(names: tuple[str, ...]) -> Text:
+    if not names:
+        return Text(t("actions.waiting_anyone"), style="dim")
+    return rich("actions.waiting", style="dim", names=Text(", ".join(names), style="bold"))
+
+
+def prompt_text(view: ActionsView) -> Text:
+    """The sentence at the top of the panel."""
+    mode = view.mode
+    if mode == "waiting_room":
+        text = rich("actions.waiting_room", taken=view.seats_taken, seats=view.seats)
+        text.append("\n")
+        if view.choices:
+            hint = "actions.host_start"
+        else:
+            hint = "actions.host_wait" if view.host else "actions.guest_wait"
+        text.append(t(hint), style="dim")
+        return text
+    if mode == "opening":
+        return Text(t("actions.opening"), style="bold")
+    if mode == "opening_done":
+        text = Text()
+        if len(view.hand) == 2:
+            text = rich(
+                "actions.opening_done",
+                bouquet=card_text(view.hand[0]),
+                secret=card_text(view.hand[1]),
+            )
+            text.append("\n")
+        return text + _waiting(view.waiting_for)
+    if mode in ("turn", "give"):
+        text = rich(
+            "actions.second_card" if view.second_card else "actions.first_card", style="bold yellow"
+        )
+        text.append("  ")
+        if view.drawn is not None:
+            text.append_text(card_text(view.drawn, big=True))
+        if mode == "give" and view.drawn is not None:
+            text.append("\n")
+            text.append_text(rich("actions.give_whom", card=card_text(view.drawn)))
+        return text
+    if mode == "acting":
+        return Text(t("actions.sending"), style="dim")
+    if mode == "watch":
+        return Text(t("actions.watching") + "\n", style="italic") + _waiting(view.waiting_for)
+    if mode == "reveal":
+        return rich("actions.reveal", style="bold", cards=cards_text(view.revealed))
+    if mode == "over":
+        return Text(t("actions.over"), style="bold")
+    if mode == "connecting":
+        return Text(t("actions.connecting"), style="dim")
+    return _waiting(view.waiting_for)
+
+
+class ActionsPanel(Vertical):
+    """Renders an :class:`~client.tui.viewmodel.ActionsView` (rebuilt when it changes)."""
+
+    view: reactive[ActionsView] = reactive(ActionsView(mode="connecting"), recompose=True)
+    seconds_left: reactive[int | None] = reactive(None)
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        self.border_title = t("actions.title_watch" if view.mode == "watch" else "actions.title")
+        yield Static(prompt_text(view), classes="prompt")
+        for choice in view.choices:
+            yield Button(
+                choice_label(choice),
+                action=f"app.choose('{choice.key}')",
+                compact=True,
+                classes="choice",
+            )
+        timer = Static(self._timer(), classes="timer")
+        timer.display = self.seconds_left is not None
+        yield timer
+
+    def _timer(self) -> Text:
+        if self.seconds_left is None:
+            return Text()
+        return Text("⏱ " + t("actions.timer", seconds=self.seconds_left), style="bold")
+
+    def watch_seconds_left(self) -> None:
+        for timer in self.query(".timer").results(Static):
+            timer.display = self.seconds_left is not None
+            timer.update(self._timer())

@@ -1,0 +1,61 @@
+"""The one-line bars: the title bar (match, turn, connection) and the key bar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..i18n import t
+
+__all__ = ["KeyBar", "TitleBar", "TitleView"]
+
+
+@dataclass(frozen=True, slots=True)
+class TitleView:
+    """What the title bar says: where we are, and whether we are online."""
+
+    where: str = ""
+    detail: str = ""
+    online: bool = True
+    your_turn: bool = False
+
+
+class TitleBar(Widget):
+    """The top line: the game, the match, the turn, and the connection."""
+
+    view: reactive[TitleView] = reactive(TitleView)
+
+    def render(self) -> RenderableType:
+        view = self.view
+        left = Text.assemble(("✿ ", "bold #ff8fc7"), (t("app.title"), "bold"))
+        if view.where:
+            left.append(" · " + view.where)
+        if view.detail:
+            left.append(" · " + view.detail, style="bold yellow" if view.your_turn else "")
+        if view.online:
+            right = Text("● " + t("status.online"), style="green")
+        else:
+            right = Text("◌ " + t("status.reconnecting"), style="bold reverse red")
+        grid = Table.grid(expand=True)
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(justify="right", no_wrap=True)
+        grid.add_row(left, right)
+        return grid
+
+
+class KeyBar(Widget):
+    """The bottom line: the keys that work here, translated."""
+
+    keys: reactive[tuple[tuple[str, str], ...]] = reactive(())
+
+    def render(self) -> RenderableType:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for key, description in self.keys:
+            text.append(f" {t(key)} ", style="bold reverse")
+            text.append(f" {t(description)}  ")
+        return text

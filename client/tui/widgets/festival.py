@@ -1,0 +1,80 @@
+"""The festival: the four colours in rank order with their totals and what
+each rank is worth now (giving bonus, keeping points, majorities), then the
+deck and the secret festival — with, for you alone, the cards you put there."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..cards import COLOUR_STYLE, cards_text, colour_tag
+from ..i18n import t
+from ..viewmodel import FestivalView, RankRow
+
+__all__ = ["FestivalPanel"]
+
+WIDE = 44  # from this width on, colours are named
+
+
+def _rank_label(row: RankRow) -> Text:
+    if row.rank is None:
+        return Text(t("rank.none"), style="dim")
+    return Text(t(f"rank.{row.rank + 1}"), style="bold")
+
+
+def _majority(row: RankRow) -> Text:
+    if not row.majority:
+        return Text("–", style="dim")
+    return Text("·".join(str(points) for points in row.majority))
+
+
+class FestivalPanel(Widget):
+    """Renders a :class:`~client.tui.viewmodel.FestivalView`."""
+
+    view: reactive[FestivalView | None] = reactive(None, layout=True)
+
+    def on_mount(self) -> None:
+        self.border_title = t("festival.title")
+
+    def render(self) -> RenderableType:
+        view = self.view
+        if view is None:
+            return Text(t("festival.not_started"), style="dim")
+        wide = self.content_size.width >= WIDE
+        table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, pad_edge=False)
+        table.add_column(t("festival.rank"), no_wrap=True)
+        table.add_column(t("festival.colour"), no_wrap=True)
+        table.add_column(t("festival.total"), justify="right", no_wrap=True)
+        table.add_column(t("festival.give"), justify="right", no_wrap=True)
+        table.add_column(t("festival.keep"), justify="right", no_wrap=True)
+        table.add_column(t("festival.majority"), justify="right", no_wrap=True)
+        if wide:
+            table.add_column(t("festival.cards"), no_wrap=True, overflow="ellipsis")
+        for row in view.rows:
+            cells: list[RenderableType] = [
+                _rank_label(row),
+                colour_tag(row.colour, name=wide),
+                Text(str(row.total), style="bold"),
+                f"+{row.give}",
+                str(row.keep),
+                _majority(row),
+            ]
+            if wide:
+                cells.append(Text(" ".join(map(str, row.values)), style=COLOUR_STYLE[row.colour]))
+            table.add_row(*cells)
+        lines: list[RenderableType] = [table]
+        lines.append(
+            Text.assemble(
+                (t("festival.deck", count=view.deck), "bold"),
+                "  ",
+                t("festival.secret", count=view.secret),
+            )
+        )
+        if not view.spectator:
+            lines.append(Text(t("festival.yours") + " ").append_text(cards_text(view.my_secret)))
+        if view.revealed:
+            lines.append(Text(t("festival.revealed") + " ").append_text(cards_text(view.revealed)))
+        return Group(*lines)

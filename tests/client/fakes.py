@@ -1,0 +1,359 @@
+"""A scripted stand-in for the SDK session, and fixed protocol messages to feed it.
+
+:class:`ScriptedSession` yields the messages it was given, in order, then
+waits (an ended script is not a closed connection). Requests are recorded and
+answered from ``answers`` (a callable that may also push follow-up messages),
+so a test can drive the app through any screen without a server, a clock or
+a random number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+import protocol as wire
+from client.sdk import ConnectionLost, Reconnected, RequestError
+from protocol import examples
+
+MATCH = "k7Qm2"
+WELCOME = wire.Welcome(
+    id=0, server="tulips-server/0.1", versions=(1,), player="p_ada", token="tok-ada", name="Ada"
+)
+
+
+class ScriptedSession:
+    """Implements :class:`client.tui.session.SessionLike` from a script."""
+
+    def __init__(
+        self,
+        script: Iterable[object] = (),
+        *,
+        matches: Sequence[wire.MatchSummary] = (),
+        answers: dict[str, Callable[..., object]] | None = None,
+    ) -> None:
+        self.token: str | None = None
+        self.requests: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.matches = list(matches)
+        self.answers = answers or {}
+        self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        for message in script:
+            self._inbox.put_nowait(message)
+        self.drained = asyncio.Event()
+        self.closed = False
+
+    def feed(self, *messages: object) -> None:
+        """Send more messages to the app."""
+        self.drained.clear()
+        for message in messages:
+            self._inbox.put_nowait(message)
+
+    async def open(self) -> wire.Welcome:
+        self.token = WELCOME.token
+        return WELCOME
+
+    async def close(self) -> None:
+        self.closed = True
+
+    def __aiter__(self) -> AsyncIterator[wire.ServerMessage | ConnectionLost | Reconnected]:
+        return self._messages()
+
+    async def _messages(self) -> AsyncIterator[Any]:
+        while True:
+            if self._inbox.empty():
+                self.drained.set()
+            message = await self._inbox.get()
+            yield message
+
+    async def _request(self, kind: str, *args: Any, **kwargs: Any) -> Any:
+        self.requests.append((kind, args, kwargs))
+        answer = self.answers.get(kind)
+        result = answer(*args, **kwargs) if answer is not None else None
+        if isinstance(result, wire.Error):
+            raise RequestError(result)
+        return result
+
+    async def list_matches(self) -> Sequence[wire.MatchSummary]:
+        await self._request("list_matches")
+        return self.matches
+
+    async def create_match(self, **kwargs: Any) -> wire.Joined:
+        return await self._request("create_match", **kwargs)  # type: ignore[no-any-return]
+
+    async def join(self, match: str, seat: int | None = None, join_code: str | None = None) -> Any:
+        return await self._request("join", match, seat=seat, join_code=join_code)
+
+    async def watch(self, match: str, join_code: str | None = None) -> Any:
+        return await self._request("watch", match, join_code=join_code)
+
+    async def leave(self) -> None:
+        await self._request("leave")
+
+    async def start(self) -> None:
+        await self._request("start")
+
+    async def play_again(self) -> Any:
+        return await self._request("play_again")
+
+    async def act(self, action: wire.Action) -> None:
+        await self._request("act", action)
+
+    async def sync(self) -> Any:
+        return await self._request("sync")
+
+    async def chat(self, text: str) -> None:
+        await self._request("chat", text)
+
+
+def factory(session: ScriptedSession) -> Callable[[str, str, str | None], ScriptedSession]:
+    """A session factory that always hands out ``session``."""
+    return lambda url, name, token: session
+
+
+# -- fixed messages ------------------------------------------------------------------------
+
+
+def summary(
+    status: wire.MatchStatus = "running",
+    seats: Sequence[wire.SeatInfo] | None = None,
+    name: str = "Friday tulips",
+    match: str = MATCH,
+    **extra: Any,
+) -> wire.MatchSummary:
+    """A match summary: by default Ada, two bots and Cy (who is away)."""
+    if seats is None:
+        seats = (
+            wire.SeatInfo(seat=0, kind="human", name="Cy", connected=False),
+            wire.SeatInfo(seat=1, kind="human", name="Ada", connected=True),
+            wire.SeatInfo(seat=2, kind="bot", name="bot 2", strength="easy", connected=True),
+            wire.SeatInfo(seat=3, kind="bot", name="bot 3", strength="hard", connected=True),
+        )
+    fields: dict[str, Any] = {
+        "match": match,
+        "name": name,
+        "status": status,
+        "seats": tuple(seats),
+        "host": extra.pop("host", "Ada"),
+        "has_join_code": False,
+        "ruleset": "standard",
+    }
+    fields.update(extra)
+    return wire.MatchSummary(**fields)
+
+
+def lobby_matches() -> list[wire.MatchSummary]:
+    """Three matches: one open and private, one running, one finished."""
+    return [
+        summary(
+            "open",
+            seats=(
+                wire.SeatInfo(seat=0, kind="human", name="Bea", connected=True),
+                wire.SeatInfo(seat=1, kind="bot", name="bot 1", strength="easy", connected=True),
+                wire.SeatInfo(seat=2, kind="empty"),
+            ),
+            name="Bea's garden",
+            match="m1",
+            host="Bea",
+            has_join_code=True,
+            turn_timer=60.0,
+        ),
+        summary("running", match="m2", name="Friday tulips"),
+        summary(
+            "finished",
+            seats=(
+                wire.SeatInfo(seat=0, kind="human", name="Dan", connected=False),
+                wire.SeatInfo(seat=1, kind="bot", name="bot 1", strength="medium", connected=True),
+            ),
+            match="m3",
+            name="Lunch break",
+            host="Dan",
+        ),
+    ]
+
+
+def mid_game() -> list[object]:
+    """Ada at seat 1 of a 4-seat match, turn 14, her second card drawn (PROTOCOL.md)."""
+    return [
+        wire.Joined(match=MATCH, seat=1, host=True),
+        wire.MatchUpdate(match=summary()),
+        examples.SNAPSHOT_4P,
+        wire.Event(match=MATCH, seq=80, event=wire.CardKept(seat=1, card="pink-4", points=2)),
+        wire.Event(match=MATCH, seq=81, event=wire.TurnStarted(seat=2, turn=15)),
+        wire.Event(match=MATCH, seq=82, event=wire.CardDrawn(seat=2, card=None, deck_count=27)),
+        wire.Event(
+            match=MATCH,
+            seq=83,
+            event=wire.CardGiven(seat=2, to_seat=1, card="orange-3", points=5),
+        ),
+        wire.Event(match=MATCH, seq=84, event=wire.CardDrawn(seat=2, card=None, deck_count=26)),
+        wire.Event(
+            match=MATCH,
+            seq=85,
+            event=wire.CardAddedFaceUp(
+                seat=2, card="blue-4", ranking=("purple", "blue", "orange", "pink")
+            ),
+        ),
+        wire.Event(match=MATCH, seq=86, event=wire.TurnStarted(seat=3, turn=16)),
+        wire.Event(match=MATCH, seq=87, event=wire.CardDrawn(seat=3, card=None, deck_count=25)),
+        wire.Event(
+            match=MATCH,
+            seq=88,
+            event=wire.CardAddedSecret(seat=3, card=None, secret_count=12),
+        ),
+        wire.Event(match=MATCH, seq=89, event=wire.CardDrawn(seat=3, card=None, deck_count=24)),
+        wire.Event(match=MATCH, seq=90, event=wire.CardKept(seat=3, card="purple-2", points=0)),
+        wire.Event(match=MATCH, seq=91, event=wire.TurnStarted(seat=0, turn=17)),
+        wire.Event(match=MATCH, seq=92, event=wire.CardDrawn(seat=0, card=None, deck_count=23)),
+        wire.Event(match=MATCH, seq=93, event=wire.CardKept(seat=0, card="blue-2", points=0)),
+        wire.Event(match=MATCH, seq=94, event=wire.CardDrawn(seat=0, card=None, deck_count=22)),
+        wire.Event(
+            match=MATCH,
+            seq=95,
+            event=wire.CardGiven(seat=0, to_seat=3, card="pink-3", points=3),
+        ),
+        wire.Event(match=MATCH, seq=96, event=wire.TurnStarted(seat=1, turn=18)),
+        wire.Event(
+            match=MATCH, seq=97, event=wire.CardDrawn(seat=1, card="orange-4", deck_count=21)
+        ),
+        wire.Prompt(
+            match=MATCH,
+            seq=97,
+            seat=1,
+            actions=(
+                wire.Keep(),
+                wire.Give(to_seat=0),
+                wire.Give(to_seat=2),
+                wire.Give(to_seat=3),
+                wire.AddFaceUp(),
+                wire.AddSecret(),
+            ),
+        ),
+    ]
+
+
+THREE_SEATS = (
+    wire.SeatInfo(seat=0, kind="human", name="Ada", connected=True),
+    wire.SeatInfo(seat=1, kind="bot", name="bot 1", strength="easy", connected=True),
+    wire.SeatInfo(seat=2, kind="bot", name="bot 2", strength="easy", connected=True),
+)
+
+
+def opening_state() -> wire.State:
+    """A 3-seat match in its opening, as Ada (seat 0) sees it (PROTOCOL.md)."""
+    return wire.State(
+        phase="opening",
+        turn=0,
+        first_seat=0,
+        to_act=(0, 1, 2),
+        festival=("pink-4", "blue-4"),
+        totals={"purple": 0, "blue": 4, "pink": 4, "orange": 0},
+        ranking=("pink", "blue"),
+        deck_count=60,
+        secret_count=0,
+        removed_count=4,
+        seats=tuple(
+            wire.SeatState(seat=s, bouquet=(), keeping=0, giving=0, opening_done=False)
+            for s in range(3)
+        ),
+        points=examples.STANDARD_POINTS,
+        hand=("blue-3", "pink-4"),
+        legal_actions=(wire.Opening(secret="blue-3"), wire.Opening(secret="pink-4")),
+    )
+
+
+def opening() -> list[object]:
+    """Ada's opening choice, with one bot already chosen."""
+    return [
+        wire.Joined(match=MATCH, seat=0, host=True),
+        wire.MatchUpdate(match=summary(seats=THREE_SEATS, name="Ada vs bots")),
+        wire.Snapshot(match=MATCH, seq=4, seat=0, state=opening_state()),
+        wire.Prompt(
+            match=MATCH,
+            seq=4,
+            seat=0,
+            actions=(wire.Opening(secret="blue-3"), wire.Opening(secret="pink-4")),
+        ),
+        wire.Event(match=MATCH, seq=5, event=wire.OpeningChosen(seat=1, bouquet=None, secret=None)),
+    ]
+
+
+def final_state() -> wire.State:
+    """The 3-seat match of PROTOCOL.md after its last turn, before the reveal."""
+    bouquets: dict[int, tuple[wire.Card, ...]] = {
+        0: ("blue-3", "orange-3", "pink-2", "pink-3", "purple-3", "blue-4", "pink-4"),
+        1: ("pink-2", "blue-4", "orange-4", "orange-2", "orange-3"),
+        2: ("blue-2", "purple-2", "blue-3", "pink-4", "orange-2", "blue-3"),
+    }
+    return wire.State(
+        phase="turn",
+        turn=30,
+        first_seat=0,
+        to_act=(2,),
+        active=2,
+        festival=("pink-4", "blue-4", "orange-3", "pink-2", "purple-2", "pink-4", "pink-3"),
+        totals={"purple": 2, "blue": 4, "pink": 13, "orange": 3},
+        ranking=("pink", "blue", "orange", "purple"),
+        deck_count=0,
+        secret_count=9,
+        removed_count=4,
+        seats=tuple(
+            wire.SeatState(seat=s, bouquet=b, keeping=k, giving=g, opening_done=True)
+            for (s, b), (k, g) in zip(bouquets.items(), ((10, 33), (2, 44), (3, 32)), strict=True)
+        ),
+        points=examples.STANDARD_POINTS,
+        my_secret=("pink-4", "blue-2"),
+    )
+
+
+def ending() -> list[object]:
+    """The last card, the reveal of five secret cards, and the final scoring."""
+    reveals: tuple[wire.Card, ...] = ("blue-2", "blue-2", "pink-4", "orange-2", "pink-4")
+    messages: list[object] = [
+        wire.Joined(match=MATCH, seat=0, host=True),
+        wire.MatchUpdate(match=summary(seats=THREE_SEATS, name="Ada vs bots")),
+        wire.Snapshot(match=MATCH, seq=157, seat=0, state=final_state()),
+        wire.Event(
+            match=MATCH,
+            seq=158,
+            event=wire.CardGiven(seat=2, to_seat=1, card="orange-4", points=5),
+        ),
+    ]
+    for i, card in enumerate(reveals):
+        messages.append(
+            wire.Event(
+                match=MATCH,
+                seq=159 + i,
+                event=wire.SecretRevealed(card=card, ranking=("pink", "blue", "orange", "purple")),
+            )
+        )
+    messages.append(
+        wire.Event(match=MATCH, seq=164, event=wire.MatchEnded(scoring=examples.SCORING_3P))
+    )
+    messages.append(
+        wire.MatchUpdate(match=summary("finished", seats=THREE_SEATS, name="Ada vs bots"))
+    )
+    return messages
+
+
+def spectator() -> list[object]:
+    """Ada watching the example match: public information only."""
+    state = msgspec.structs.replace(
+        examples.SNAPSHOT_4P.state, drawn=None, my_secret=(), opening=(), legal_actions=()
+    )
+    return [
+        wire.Joined(match=MATCH, seat=None, host=False),
+        wire.MatchUpdate(match=summary()),
+        wire.Snapshot(match=MATCH, seq=79, seat=None, state=state),
+    ]
+
+
+def waiting_room() -> list[object]:
+    """Ada hosting a 3-seat match with one seat still free."""
+    seats = (*THREE_SEATS[:2], wire.SeatInfo(seat=2, kind="empty"))
+    return [
+        wire.Joined(match=MATCH, seat=0, host=True),
+        wire.MatchUpdate(match=summary("open", seats=seats, name="Ada vs bots")),
+    ]

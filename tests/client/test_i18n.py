@@ -1,0 +1,178 @@
+"""The catalogue: three languages with the same messages, and nothing on
+screen that did not pass through it (checked under a pseudo-language whose
+letters are all accented look-alikes)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import pathlib
+import re
+import string
+
+import pytest
+
+import protocol as wire
+from client.tui import i18n
+from client.tui.app import _KNOWN_ERRORS, Plan, TulipsApp
+from client.tui.i18n import CATALOGUE, detect_language, rich, set_language, t
+
+from . import fakes
+from .screens import URL, running, screen_text
+
+SOURCE = pathlib.Path(__file__).parents[2] / "client" / "tui"
+#: Names and texts that come from the server or the player, not the catalogue.
+DATA = (
+    URL, "Friday tulips", "Bea's garden", "Lunch break", "Ada vs bots", "Ada", "Bea", "Cy", "Dan",
+)  # fmt: skip
+
+
+def _fields(template: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+
+
+def test_every_language_has_every_message() -> None:
+    """German and Spanish have exactly English's keys."""
+    english = set(CATALOGUE["en"])
+    for lang, messages in CATALOGUE.items():
+        assert set(messages) == english, lang
+
+
+def test_every_translation_has_the_same_fields() -> None:
+    """A translation fills in the same {fields} as the English message."""
+    for lang, messages in CATALOGUE.items():
+        for key, template in messages.items():
+            assert _fields(template) == _fields(CATALOGUE["en"][key]), (lang, key)
+
+
+def test_colour_letters_are_distinct_in_every_language() -> None:
+    """Colour-blind and monochrome players tell colours apart by their letters too."""
+    for lang, messages in CATALOGUE.items():
+        letters = [messages[f"colour.{c}.letter"] for c in ("purple", "blue", "pink", "orange")]
+        assert len(set(letters)) == 4 and all(len(x) == 1 for x in letters), lang
+
+
+def _keys_in_source() -> set[str]:
+    keys: set[str] = set()
+    for path in SOURCE.rglob("*.py"):
+        if "locales" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"[a-z_]+(\.[a-z0-9_]+)+", node.value)
+            ):
+                keys.add(node.value)
+    return keys
+
+
+def test_every_message_id_in_the_source_is_in_the_catalogue() -> None:
+    """A literal message id used anywhere in client/tui exists in English."""
+    namespaces = {key.split(".")[0] for key in CATALOGUE["en"]} - {"app"}
+    used = {key for key in _keys_in_source() if key.split(".")[0] in namespaces}
+    assert used - set(CATALOGUE["en"]) == set()
+    assert len(used) > 150
+
+
+def test_every_message_id_built_at_run_time_is_in_the_catalogue() -> None:
+    """The families of ids the code builds from a value (a colour, a rank, a code …)."""
+    built = [
+        *(f"colour.{c}{x}" for c in wire.COLOURS for x in ("", ".letter")),
+        *(f"rank.{n}" for n in range(1, 5)),
+        *(f"status.{s}" for s in ("open", "running", "paused", "finished")),
+        *(f"strength.{s}" for s in ("easy", "medium", "hard")),
+        *(f"errcode.{code}" for code in _KNOWN_ERRORS),
+        *(f"keyname.{k}" for k in ("k", "g", "f", "s", "escape")),
+        *(f"choice.{kind}" for kind in ("keep", "give", "add_face_up", "add_secret")),
+        *(f"log.{kind}.you" for kind in ("turn", "kept", "face_up")),
+    ]
+    assert [key for key in built if key not in CATALOGUE["en"]] == []
+
+
+def test_rich_keeps_names_verbatim() -> None:
+    """A name with markup-like text is shown as typed, never parsed."""
+    assert rich("log.kept", who="[bold]Eve[/]", card="x", points=1).plain.startswith(
+        "[bold]Eve[/] kept"
+    )
+
+
+def test_detect_language_follows_the_posix_order() -> None:
+    """LC_ALL, then LC_MESSAGES, then LANG; English when none of ours."""
+    assert detect_language({"LANG": "de_DE.UTF-8"}) == "de"
+    assert detect_language({"LC_ALL": "es_ES.UTF-8", "LANG": "de_DE.UTF-8"}) == "es"
+    assert detect_language({"LC_MESSAGES": "es", "LANG": "de_DE"}) == "es"
+    assert detect_language({"LANG": "fr_FR.UTF-8"}) == "en"
+    assert detect_language({"LANG": "C.UTF-8"}) == "en"
+    assert detect_language({}) == "en"
+
+
+def test_translations_are_used() -> None:
+    """t() follows the language in use."""
+    set_language("de")
+    assert t("festival.title") == "Festival" and t("choice.keep") == "Behalten"
+    set_language("es")
+    assert t("colour.orange") == "Naranja"
+    with pytest.raises(ValueError):
+        set_language("fr")
+
+
+def _untranslated(text: str) -> list[str]:
+    for data in sorted(DATA, key=len, reverse=True):
+        text = text.replace(data, "")
+    return [line.strip() for line in text.splitlines() if re.search("[A-Za-z]", line)]
+
+
+async def _check(script: list[object], keys: tuple[str, ...] = (), **kwargs: object) -> None:
+    i18n.set_language("en", pseudo=True)
+    async with running(script, size=(120, 40), **kwargs) as (app, pilot, _):  # type: ignore[arg-type]
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        assert not _untranslated(screen_text(app)), screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("script", "keys"),
+    [
+        (fakes.mid_game, ()),
+        (fakes.mid_game, ("g",)),
+        (fakes.mid_game, ("question_mark",)),
+        (fakes.opening, ()),
+        (fakes.ending, ()),
+        (fakes.spectator, ()),
+        (fakes.waiting_room, ()),
+    ],
+    ids=["turn", "give", "help", "opening", "final", "watching", "waiting-room"],
+)
+async def test_every_string_on_the_table_passes_through_the_catalogue(
+    script: object, keys: tuple[str, ...]
+) -> None:
+    """Under the pseudo-language no plain ASCII letter is left but names from the server."""
+    await _check(script(), keys)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("keys", [(), ("n",), ("j",)], ids=["lobby", "create-dialog", "join-code"])
+async def test_every_string_in_the_lobby_passes_through_the_catalogue(
+    keys: tuple[str, ...],
+) -> None:
+    """The lobby, the new-match form and the join-code dialog, pseudo-translated."""
+    await _check([], keys, matches=fakes.lobby_matches())
+
+
+async def test_the_connecting_screen_passes_through_the_catalogue() -> None:
+    """The first screen, while the server has not answered yet."""
+
+    class Silent(fakes.ScriptedSession):
+        async def open(self) -> wire.Welcome:
+            await asyncio.Event().wait()  # never answers
+            raise AssertionError
+
+    i18n.set_language("en", pseudo=True)
+    session = Silent()
+    app = TulipsApp(Plan(name="Ada", url=URL), sessions=fakes.factory(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "127.0.0.1" in text  # the status line is there …
+        assert not _untranslated(text), text  # … and in the catalogue's words

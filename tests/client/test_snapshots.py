@@ -1,0 +1,63 @@
+"""Snapshots of the screens most people see, at 80×24 and 120×40.
+
+Each app runs on a scripted session fed with fixed protocol messages (the
+examples of PROTOCOL.md and hand-made ones), with a frozen clock and no
+reveal pause, so the pictures are the same on every run. Update them with
+``pytest tests/client/test_snapshots.py --snapshot-update`` and look at the
+report before committing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from . import fakes
+from .screens import scripted, settle
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+SnapCompare = Callable[..., bool]
+
+
+def _compare(
+    snap_compare: SnapCompare,
+    script: list[object],
+    size: tuple[int, int],
+    keys: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> bool:
+    app, session = scripted(script, **kwargs)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot, session)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+
+    return snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_lobby(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The lobby: an open private match, a running one, a finished one."""
+    assert _compare(snap_compare, [], size, matches=fakes.lobby_matches())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_mid_game(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """Turn 18 of four players: Ada's first card, its choices with their points."""
+    assert _compare(snap_compare, fakes.mid_game(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_opening_choice(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The opening: which of Ada's two cards goes to the secret festival."""
+    assert _compare(snap_compare, fakes.opening(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_final_scoring(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """After the reveal: the breakdown per player, the majorities, the winner."""
+    assert _compare(snap_compare, fakes.ending(), size)

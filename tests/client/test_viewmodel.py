@@ -1,0 +1,201 @@
+"""The view-model: folding events into the snapshot's state, and the views
+the widgets render — pure functions, checked on fixed messages and, once,
+against a live server's own snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import msgspec
+
+import protocol as wire
+from client.sdk import connect
+from client.tui.fold import apply_event
+from client.tui.model import Follow
+from client.tui.narrate import describe
+from client.tui.viewmodel import (
+    choice_points,
+    final_view,
+    lobby_rows,
+    seat_names,
+    table_view,
+)
+from protocol import examples
+
+from . import fakes
+from .conftest import Running
+
+STATE = examples.SNAPSHOT_4P.state  # seat 1, second card pink-4 drawn, ranking P O B K
+
+
+def test_keep_adds_to_the_bouquet_and_the_keeping_points() -> None:
+    """card_kept: the card joins the bouquet, its points the seat's keeping."""
+    after = apply_event(STATE, wire.CardKept(seat=1, card="pink-4", points=2), me=1)
+    assert after.seats[1].bouquet[-1] == "pink-4"
+    assert after.seats[1].keeping == STATE.seats[1].keeping + 2
+    assert after.drawn is None and after.legal_actions == ()
+    assert after.used == "give"  # the turn's first action stays what it was
+
+
+def test_give_moves_the_card_and_scores_the_giver() -> None:
+    """card_given: into the receiver's bouquet; the points are the giver's."""
+    after = apply_event(STATE, wire.CardGiven(seat=1, to_seat=3, card="pink-4", points=4), me=1)
+    assert after.seats[3].bouquet[-1] == "pink-4"
+    assert after.seats[1].giving == STATE.seats[1].giving + 4
+    assert after.seats[3].giving == STATE.seats[3].giving
+
+
+def test_add_face_up_raises_the_total_and_takes_the_ranking_from_the_event() -> None:
+    """card_added_face_up: festival, total and the ranking the server sent."""
+    ranking: tuple[wire.Colour, ...] = ("purple", "orange", "pink", "blue")
+    event = wire.CardAddedFaceUp(seat=1, card="pink-4", ranking=ranking)
+    after = apply_event(STATE, event, me=1)
+    assert after.festival[-1] == "pink-4" and after.totals["pink"] == 7
+    assert after.ranking == ranking
+
+
+def test_a_secret_card_is_known_only_to_its_owner() -> None:
+    """card_added_secret: everyone counts it; only the owner's fold names it."""
+    mine = apply_event(STATE, wire.CardAddedSecret(seat=1, card="pink-4", secret_count=12), 1)
+    theirs = apply_event(STATE, wire.CardAddedSecret(seat=1, card=None, secret_count=12), 2)
+    assert mine.secret_count == theirs.secret_count == 12
+    assert mine.my_secret[-1] == "pink-4"
+    assert theirs.my_secret == STATE.my_secret
+
+
+def test_turn_started_resets_the_turn() -> None:
+    """turn_started: a new active seat, nothing used yet, nothing to do for others."""
+    after = apply_event(STATE, wire.TurnStarted(seat=2, turn=15), me=1)
+    assert (after.active, after.turn, after.used, after.to_act) == (2, 15, None, (2,))
+    assert after.legal_actions == ()
+
+
+def test_reveal_and_end() -> None:
+    """secret_revealed moves a card from the secret festival; match_ended scores."""
+    after = apply_event(STATE, wire.SecretRevealed(card="blue-2", ranking=STATE.ranking), 1)
+    assert after.phase == "over" and after.secret_count == STATE.secret_count - 1
+    assert after.revealed == ("blue-2",) and after.totals["blue"] == 6
+    ended = apply_event(after, wire.MatchEnded(scoring=examples.SCORING_3P), 1)
+    assert ended.scoring == examples.SCORING_3P and ended.active is None
+
+
+def test_opening_choice_and_reveal_as_their_owner_sees_them() -> None:
+    """opening_chosen and opening_revealed: bouquets grow, my secret is remembered."""
+    state = fakes.opening_state()
+    state = apply_event(state, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3"), 0)
+    assert state.hand == () and state.opening == ("pink-4", "blue-3") and 0 not in state.to_act
+    state = apply_event(state, wire.OpeningChosen(seat=1, bouquet=None, secret=None), 0)
+    state = apply_event(
+        state, wire.OpeningRevealed(bouquets=("pink-4", "blue-2", "orange-3"), secret_count=3), 0
+    )
+    assert [s.bouquet for s in state.seats] == [("pink-4",), ("blue-2",), ("orange-3",)]
+    assert state.my_secret == ("blue-3",) and state.secret_count == 3 and state.phase == "turn"
+
+
+def test_choice_points_are_what_the_server_would_score() -> None:
+    """Keep: the rank's bouquet points (unranked = 4th); give: bonus + value; add: 0."""
+    # pink is 4th: keep 2, give 0 + 4
+    assert choice_points(STATE, "pink-4", wire.Keep()) == 2
+    assert choice_points(STATE, "pink-4", wire.Give(to_seat=0)) == 4
+    assert choice_points(STATE, "purple-3", wire.Give(to_seat=0)) == 3 + 3  # 1st: +3
+    assert choice_points(STATE, "blue-2", wire.Keep()) == 1  # 3rd
+    assert choice_points(STATE, "pink-4", wire.AddSecret()) == 0
+    unranked = msgspec.structs.replace(STATE, ranking=("purple", "orange"))
+    assert choice_points(unranked, "blue-4", wire.Keep()) == 2  # R7: unranked keeps as 4th
+
+
+def test_table_view_of_the_example_snapshot() -> None:
+    """Rank rows in rank order with their points; players by colour; the legal choices."""
+    view = table_view(STATE, fakes.summary(), me=1)
+    assert view.festival is not None
+    rows = view.festival.rows
+    assert [r.colour for r in rows] == ["purple", "orange", "blue", "pink"]
+    assert [r.total for r in rows] == [9, 6, 4, 3]
+    assert rows[0].majority == (15, 10) and rows[3].majority == ()
+    assert (rows[2].give, rows[2].keep) == (1, 1)
+    ada = view.players[1]
+    assert ada.you and ada.acting and ada.name == "Ada" and ada.score == 18
+    assert ada.colours[3] == (3, 8)  # orange-2, orange-2, orange-4
+    assert not view.players[0].connected and view.players[2].name == "Bot 3"
+    assert [(c.key, c.points) for c in view.actions.choices] == [("k", 2), ("f", 0), ("s", 0)]
+    assert view.actions.second_card and view.your_turn
+
+
+def test_give_choices_ask_whom_then_list_the_receivers() -> None:
+    """Several receivers: g opens a picker keyed by seat number, Escape goes back."""
+    state = msgspec.structs.replace(
+        STATE, used=None, legal_actions=(wire.Keep(), wire.Give(to_seat=0), wire.Give(to_seat=3))
+    )
+    names = table_view(state, fakes.summary(), me=1).actions.choices
+    assert [(c.key, c.action) for c in names] == [("k", wire.Keep()), ("g", None)]
+    picking = table_view(state, fakes.summary(), me=1, picking=True).actions
+    assert picking.mode == "give"
+    assert [(c.key, c.name, c.points) for c in picking.choices] == [
+        ("1", "Cy", 4), ("4", "Bot 4", 4), ("escape", None, None),
+    ]  # fmt: skip
+
+
+def test_final_view_puts_the_winner_first() -> None:
+    """Best first, winners marked, names from the summary, the deciding rule kept."""
+    view = final_view(examples.SCORING_3P, fakes.summary(seats=fakes.THREE_SEATS), me=0)
+    assert [r.name for r in view.rows] == ["Ada", "Bot 3", "Bot 2"]
+    assert view.rows[0].winner and view.you_won and view.decided_by == "points"
+    assert view.majorities[0].places[0] == ("Bot 3", 4, 11, 15)
+
+
+def test_lobby_rows_open_first() -> None:
+    """Open matches first, then running, then finished; bots named in the player's language."""
+    matches = {m.match: m for m in reversed(fakes.lobby_matches())}
+    rows = lobby_rows(matches)
+    assert [r.status for r in rows] == ["open", "running", "finished"]
+    assert rows[0].players == "Bea, Bot 2 (easy)" and rows[0].free == 1 and rows[0].code
+
+
+def test_describe_says_what_happened() -> None:
+    """The log in words, 'you' for the player's own seat."""
+    names = seat_names(fakes.summary(), 4)
+    given = wire.CardGiven(seat=2, to_seat=1, card="orange-3", points=5)
+    assert describe(given, names, me=1).plain == "Bot 3 gave you ▲O3 (+5 for them)."  # type: ignore[union-attr]
+    kept = wire.CardKept(seat=1, card="pink-4", points=2)
+    assert describe(kept, names, me=1).plain == "You kept ♥K4 (+2)."  # type: ignore[union-attr]
+    assert describe(wire.CardDrawn(seat=2, card=None, deck_count=3), names, me=1) is None
+
+
+async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> None:
+    """Played live: at every turn prompt the folded state equals a fresh `sync` snapshot."""
+    rng = random.Random(7)
+    checked = 0
+    answered: set[int] = set()  # a sync repeats the prompt: answer each one once
+    async with connect(server.url, name="Ada", reconnect=False) as session:
+        await session.create_match(seats=3, bots=[(1, "easy"), (2, "easy")])
+        await session.start()
+        follow = Follow()
+        async with asyncio.timeout(20):
+            async for message in session:
+                if isinstance(message, wire.Joined):
+                    follow.join(message)
+                elif isinstance(message, wire.MatchUpdate):
+                    follow.update(message.match)
+                elif isinstance(message, wire.Snapshot) and follow.state is None:
+                    assert follow.snapshot(message)
+                elif isinstance(message, wire.Event):
+                    assert follow.event(message) in ("applied", "stale")
+                    if isinstance(message.event, wire.MatchEnded):
+                        break
+                elif (
+                    isinstance(message, wire.Prompt)
+                    and message.seq not in answered
+                    and follow.prompt(message)
+                ):
+                    answered.add(message.seq)
+                    if follow.state is not None and follow.state.phase == "turn":
+                        fresh = await session.sync()
+                        assert fresh.seq == follow.seq
+                        assert fresh.state == follow.state
+                        checked += 1
+                    await session.act(rng.choice(message.actions))
+        assert follow.state is not None and follow.state.scoring is not None
+        final = await session.sync()
+        assert final.state == follow.state
+    assert checked >= 10
