@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint typecheck contracts unit bench clean
+.PHONY: play test slow lint typecheck contracts unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ contracts: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Soak, sweep and load tests (a few minutes); CI runs them after `make test`.
+slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.bench
