@@ -20,6 +20,20 @@ _replace = msgspec.structs.replace
 COLOURS: tuple[wire.Colour, ...] = wire.COLOURS
 
 
+def _over(state: wire.State, **changes: object) -> wire.State:
+    """The state once the game has ended (R18): nobody acts any more."""
+    return _replace(
+        state,
+        phase="over",
+        active=None,
+        to_act=(),
+        used=None,
+        drawn=None,
+        legal_actions=(),
+        **changes,
+    )
+
+
 def _seat_replace(state: wire.State, seat: int, **changes: object) -> tuple[wire.SeatState, ...]:
     return tuple(_replace(s, **changes) if s.seat == seat else s for s in state.seats)
 
@@ -67,14 +81,8 @@ def apply_event(state: wire.State, event: wire.GameEvent, me: int | None) -> wir
             state = _replace(state, drawn=None, legal_actions=())
         return state
     if isinstance(event, wire.SecretRevealed):
-        return _replace(
+        return _over(
             state,
-            phase="over",
-            active=None,
-            to_act=(),
-            used=None,
-            drawn=None,
-            legal_actions=(),
             festival=(*state.festival, event.card),
             totals=_into_festival(state, event.card),
             ranking=event.ranking,
@@ -82,14 +90,8 @@ def apply_event(state: wire.State, event: wire.GameEvent, me: int | None) -> wir
             secret_count=max(0, state.secret_count - 1),
         )
     if isinstance(event, wire.MatchEnded):
-        return _replace(
+        return _over(
             state,
-            phase="over",
-            active=None,
-            to_act=(),
-            used=None,
-            drawn=None,
-            legal_actions=(),
             scoring=event.scoring,
         )
     return _apply_setup(state, event, me)
