@@ -47,11 +47,6 @@ class Peer:
         who = self.player.name if self.player else "?"
         return f"<Peer {who} {self.connection.remote_address}>"
 
-    @property
-    def backlog(self) -> int:
-        """Frames queued and not yet written."""
-        return len(self._queue)
-
     def send(self, frame: bytes) -> None:
         """Queue a frame; drop the client if it lets too many pile up."""
         if self._closing:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
-from engine import Action, Event, Match, Phase, Ruleset, observe
+from engine import Action, Event, Match, Phase, Ruleset
 
 from . import views
 from .bots import Bot, Thinker
@@ -433,16 +433,7 @@ class Room:
                 log.exception("match %s: bot at seat %d failed", self.id, seat)
                 return
 
-    # -- reading ------------------------------------------------------------------------
-
-    def observation_for(self, seat: int | None) -> object:
-        """This seat's observation (the one door for hidden information)."""
-        assert self.match is not None
-        return observe(self.match, seat)
-
-    def outboxes(self) -> Iterable[Peer]:
-        """Every member connection."""
-        return self.members.keys()
+    # -- shutting down -------------------------------------------------------------------
 
     def close(self) -> None:
         """Stop timers and bots (server shutdown or room removal)."""
