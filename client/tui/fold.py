@@ -20,6 +20,16 @@ _replace = msgspec.structs.replace
 COLOURS: tuple[wire.Colour, ...] = wire.COLOURS
 
 
+def _face_up(state: wire.State, card: wire.Card, ranking: tuple[str, ...]) -> dict[str, object]:
+    """What changes when a card goes face up into the festival: its cards, the
+    colour's total, and the ranking the server sent with it."""
+    return {
+        "festival": (*state.festival, card),
+        "totals": _into_festival(state, card),
+        "ranking": ranking,
+    }
+
+
 def _over(state: wire.State, **changes: object) -> wire.State:
     """The state once the game has ended (R18): nobody acts any more."""
     return _replace(
@@ -83,9 +93,7 @@ def apply_event(state: wire.State, event: wire.GameEvent, me: int | None) -> wir
     if isinstance(event, wire.SecretRevealed):
         return _over(
             state,
-            festival=(*state.festival, event.card),
-            totals=_into_festival(state, event.card),
-            ranking=event.ranking,
+            **_face_up(state, event.card, event.ranking),
             revealed=(*state.revealed, event.card),
             secret_count=max(0, state.secret_count - 1),
         )
@@ -119,9 +127,7 @@ def _apply_placement(
     if isinstance(event, wire.CardAddedFaceUp):
         return _replace(
             state,
-            festival=(*state.festival, event.card),
-            totals=_into_festival(state, event.card),
-            ranking=event.ranking,
+            **_face_up(state, event.card, event.ranking),
             used=_first_use(state, "add"),
         )
     secret = state.my_secret
