@@ -29,6 +29,7 @@ from msgspec import Meta
 
 from .limits import (
     MAX_DEADLINE,
+    MAX_LIST_LENGTH,
     MAX_ERROR_LENGTH,
     MAX_ID_LENGTH,
     MAX_MATCHES_LISTED,
@@ -395,6 +396,15 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
         Annotated[float, Meta(ge=0, le=MAX_DEADLINE)] | None,
         Meta(description="seconds left; absent: no timer"),
     ] = None
+    points: Annotated[
+        tuple[Count, ...],
+        Meta(
+            max_length=MAX_LIST_LENGTH,
+            description="the points each action scores at once (R14, R15, R17), aligned "
+            "with `actions`: `points[i]` is what `actions[i]` scores; absent from servers "
+            "older than v1.1",
+        ),
+    ] = ()
 
 
 class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
