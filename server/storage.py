@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "tulips.sqlite3"
 
 _MIGRATIONS: dict[int, str] = {
@@ -75,6 +75,12 @@ _MIGRATIONS: dict[int, str] = {
     ) WITHOUT ROWID;
     CREATE INDEX matches_by_status ON matches(status, created);
     """,
+    # R27: the host's open-box choice, and the salt of its seed commitment
+    # (set with the seed, for open-box matches only). Older matches are closed.
+    2: """
+    ALTER TABLE matches ADD COLUMN open_box INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE matches ADD COLUMN salt BLOB;
+    """,
 }
 
 
@@ -108,6 +114,10 @@ class MatchRow:
     status: str
     created: float
     finished: float | None = None
+    #: the host chose an open box (R27): once finished, seed and actions are published
+    open_box: bool = False
+    #: open box: the salt of the seed commitment, stored with the seed
+    salt: bytes | None = None
 
 
 _Write = tuple[str, Sequence[Any]]
@@ -304,10 +314,11 @@ class Storage:
             [
                 (
                     "INSERT INTO matches (id, name, host, ruleset_name, ruleset, seats, join_code,"
-                    " turn_timer, first_seat, seed, status, created, finished)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " turn_timer, first_seat, seed, status, created, finished, open_box, salt)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(id) DO UPDATE SET seats = excluded.seats, seed = excluded.seed,"
-                    " status = excluded.status, finished = excluded.finished, host = excluded.host",
+                    " status = excluded.status, finished = excluded.finished, host = excluded.host,"
+                    " salt = excluded.salt",
                     (
                         row.id,
                         row.name,
@@ -322,6 +333,8 @@ class Storage:
                         row.status,
                         row.created,
                         row.finished,
+                        int(row.open_box),
+                        row.salt,
                     ),
                 )
             ]
@@ -359,7 +372,7 @@ class Storage:
             self._reader()
             .execute(
                 "SELECT id, name, host, ruleset_name, ruleset, seats, join_code, turn_timer,"
-                " first_seat, seed, status, created, finished FROM matches"
+                " first_seat, seed, status, created, finished, open_box, salt FROM matches"
                 f" WHERE status IN ({marks}) ORDER BY created DESC LIMIT ?",
                 (*statuses, limit),
             )
@@ -368,6 +381,7 @@ class Storage:
         result = []
         for row in rows:
             values = list(row)
+            values[13] = bool(values[13])
             try:
                 values[4] = json.loads(values[4])
                 values[5] = json.loads(values[5])
