@@ -101,7 +101,9 @@ async def seat_everyone(url: str, humans: int) -> tuple[str, list[Session], list
             session = await open_session(url, NAMES[number])
             sessions.append(session)
             if number == 0:
-                joined = await session.create_match(name="crash test", seats=SEATS, bots=bots)
+                joined = await session.create_match(
+                    name="crash test", seats=SEATS, bots=bots, open_box=True
+                )
                 match_id = joined.match
             else:
                 joined = await session.join(match_id, seat=seat)
