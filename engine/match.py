@@ -392,8 +392,8 @@ class Match:
                     seat, action, "every seat first makes its opening choice (R11)"
                 )
             hand = self._hands[seat]
-            if hand is None:
-                return IllegalAction(seat, action, "the opening choice is already made")
+            if hand is None:  # the seat has nothing to do until every seat has chosen
+                return NotYourTurn(seat, action, "the opening choice is already made")
             if action.secret not in hand:
                 cards = " and ".join(map(str, hand))
                 return IllegalAction(seat, action, f"the two cards dealt are {cards}")

@@ -433,8 +433,8 @@ def illegal_proposals(draw: st.DrawFn, match: Match) -> tuple[Any, Any, type[Ill
         choices.append((seat, action, GameOver))
     elif match.phase is Phase.OPENING:
         seat = draw(st.integers(0, players - 1))
-        if match._hands[seat] is None:  # R11: the choice is made once
-            choices.append((seat, draw(any_card.map(Action.opening)), IllegalAction))
+        if match._hands[seat] is None:  # R11: the choice is made once; then it waits
+            choices.append((seat, draw(any_card.map(Action.opening)), NotYourTurn))
         else:
             hand = match._hands[seat]
             assert hand is not None
