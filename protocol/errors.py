@@ -74,8 +74,8 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_MATCH: "`match` names no match the server knows.",
     ErrorCode.MATCH_NOT_OPEN: "`join` of a match that has started or finished, "
     "or `start` of one already started.",
-    ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `sync` before the "
-    "match has started, or `play_again` before it has finished.",
+    ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `act` or `sync` before "
+    "the match has started, or `play_again` before it has finished.",
     ErrorCode.MATCH_PAUSED: "`act` in a match the server could not store (a full disk, an "
     "unwritable data directory): it is paused, the action was not carried out, and the "
     "match resumes when the operator has fixed the disk and restarted the server.",

@@ -26,6 +26,7 @@ from websockets.http11 import Request, Response
 import protocol as wire
 
 from .config import ServerConfig
+from .errors import error_for
 from .lobby import Lobby
 from .peer import Peer
 from .ratelimit import TokenBucket
@@ -34,6 +35,8 @@ from .storage import Storage
 __all__ = ["TulipsServer", "memory_bytes"]
 
 log = logging.getLogger("server")
+
+_RATE_LIMITED = wire.ProtocolError(wire.ErrorCode.RATE_LIMITED, "too many messages; slow down")
 
 
 def memory_bytes() -> int:
@@ -176,7 +179,7 @@ class TulipsServer:
             answer = await self.lobby.hello(peer, message)
         except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
             request_id = getattr(message, "id", None)
-            peer.send(wire.encode(wire.error_message_for(exc, request_id)))
+            peer.send(wire.encode(error_for(exc, request_id)))
             code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
             await peer.flush_and_close(code, exc.message[:120])
             return False
@@ -197,15 +200,7 @@ class TulipsServer:
                 # would stall the close handshake (returning would close with 1000).
                 continue
             if not bucket.take():
-                peer.send(
-                    wire.encode(
-                        wire.error_message_for(
-                            wire.ProtocolError(
-                                wire.ErrorCode.RATE_LIMITED, "too many messages; slow down"
-                            )
-                        )
-                    )
-                )
+                peer.send(wire.encode(error_for(_RATE_LIMITED)))
                 if bucket.overdrawn():
                     closing = asyncio.create_task(
                         peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
@@ -215,7 +210,7 @@ class TulipsServer:
                 message = wire.decode_client_message(_as_bytes(frame))
             except wire.ProtocolError as exc:
                 bad += 1
-                peer.send(wire.encode(wire.error_message_for(exc)))
+                peer.send(wire.encode(error_for(exc)))
                 if bad >= self.config.max_bad_frames:
                     closing = asyncio.create_task(
                         peer.flush_and_close(
