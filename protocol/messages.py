@@ -29,9 +29,9 @@ from msgspec import Meta
 
 from .limits import (
     MAX_DEADLINE,
-    MAX_LIST_LENGTH,
     MAX_ERROR_LENGTH,
     MAX_ID_LENGTH,
+    MAX_LIST_LENGTH,
     MAX_MATCHES_LISTED,
     MAX_REPLAY_EVENTS,
     MAX_SEATS,
