@@ -33,7 +33,7 @@ from msgspec import inspect
 from . import examples
 from .errors import CLOSE_CODE_DOCS, ERROR_CODE_DOCS
 from .limits import LIMITS
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message, ServerLimits
 from .types import (
     ACTION_TYPES,
     CARDS,
@@ -93,6 +93,7 @@ _VALUE_TYPES = (
     PlayerScore,
     MajorityResult,
     MajorityPlace,
+    ServerLimits,
 )
 _ENVELOPE_FIELDS = ("v", "id")
 # msgspec sorts a Literal's values; these give them back in definition order.

@@ -28,6 +28,7 @@ from .messages import (
     Prompt,
     Replay,
     ReplayPage,
+    ServerLimits,
     Snapshot,
     Start,
     Sync,
@@ -305,6 +306,15 @@ SERVER_EXAMPLES: dict[str, Message] = {
         player="p_3fK9",
         token="Zq1x-secret-resume-token-8Jd2",
         name="Ada",
+        limits=ServerLimits(
+            hello_timeout=10.0,
+            max_bad_frames=20,
+            rate_limit=50.0,
+            rate_burst=100,
+            grace_period=30.0,
+            min_turn_timer=1.0,
+            max_turn_timer=3600.0,
+        ),
     ),
     "ok": Ok(id=7),
     "error": Error(

@@ -137,8 +137,9 @@ class Lobby:
 
     # -- connection life ----------------------------------------------------------------
 
-    async def hello(self, peer: Peer, message: wire.Hello) -> wire.Welcome:
-        """Who the peer is: a proved identity or a new one (stored before the welcome)."""
+    async def hello(self, peer: Peer, message: wire.Hello, version: int) -> wire.Welcome:
+        """Who the peer is: a proved identity or a new one (stored before the welcome),
+        welcomed in the negotiated ``version``."""
         token = message.token
         if token is not None:
             player = self.players.by_token(token)
@@ -158,12 +159,14 @@ class Lobby:
         player.connections.add(peer)
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
         return wire.Welcome(
+            v=version,
             id=message.id,
             server=self.config.name,
             versions=wire.SUPPORTED_VERSIONS,
             player=player.id,
             token=token,
             name=player.name,
+            limits=self.config.limits(),
         )
 
     def after_welcome(self, peer: Peer) -> None:
