@@ -481,7 +481,11 @@ def write(doc_path: Path = DOC_PATH, client_path: Path = CLIENT_PATH) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Check (``--check``) or rewrite (``--write``) PROTOCOL.md's generated sections."""
-    parser = argparse.ArgumentParser(prog="python -m protocol.docs", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m protocol.docs",
+        description="Write or check PROTOCOL.md's generated tables (between its"
+        " BEGIN/END GENERATED markers) from the definitions in protocol/.",
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 if a section is stale")
     mode.add_argument("--write", action="store_true", help="rewrite the generated sections")
