@@ -1,4 +1,4 @@
-"""The rules of Gift of Tulips (shared/RULES.md) as a pure, deterministic
+"""The rules of Gift of Tulips (docs/RULES.md) as a pure, deterministic
 state machine: no I/O, no clock, no global randomness.
 
 Start with :meth:`Match.new`, ask :meth:`Match.legal_actions`, play with
