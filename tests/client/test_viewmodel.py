@@ -201,7 +201,8 @@ def test_describe_says_what_happened() -> None:
 
 
 async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> None:
-    """Played live: at every turn prompt the folded state equals a fresh `sync` snapshot."""
+    """Played live: at every turn prompt the folded state equals a fresh `sync`
+    snapshot, and the prompt's points (one per action) are what the view looks up."""
     rng = random.Random(7)
     checked = 0
     answered: set[int] = set()  # a sync repeats the prompt: answer each one once
@@ -227,6 +228,8 @@ async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> No
                     and follow.prompt(message)
                 ):
                     answered.add(message.seq)
+                    assert len(message.points) == len(message.actions)  # the server says
+                    assert set(follow.points()) == set(message.actions)
                     if follow.state is not None and follow.state.phase == "turn":
                         fresh = await session.sync()
                         assert fresh.seq == follow.seq
