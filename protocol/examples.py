@@ -73,6 +73,7 @@ __all__ = [
     "ACTION_EXAMPLES",
     "CLIENT_EXAMPLES",
     "EVENT_EXAMPLES",
+    "PROMPT_4P",
     "SCORING_3P",
     "SERVER_EXAMPLES",
     "SNAPSHOT_4P",
@@ -139,6 +140,16 @@ SNAPSHOT_4P = Snapshot(
         my_secret=("purple-3", "pink-3", "blue-3"),
         legal_actions=(Keep(), AddFaceUp(), AddSecret()),
     ),
+)
+
+#: Seat 1's prompt at :data:`SNAPSHOT_4P`: pink, 4th, keeps for 2 (R14); adding scores 0.
+PROMPT_4P = Prompt(
+    match=MATCH,
+    seq=79,
+    seat=1,
+    actions=(Keep(), AddFaceUp(), AddSecret()),
+    deadline=58.5,
+    points=(2, 0, 0),
 )
 
 #: A typical action: give the drawn card to seat 2, with a request id.
@@ -328,13 +339,7 @@ SERVER_EXAMPLES: dict[str, Message] = {
     "match_update": MatchUpdate(match=_SUMMARY),
     "snapshot": SNAPSHOT_4P,
     "event": Event(match=MATCH, seq=80, event=CardKept(seat=1, card="pink-4", points=2)),
-    "prompt": Prompt(
-        match=MATCH,
-        seq=79,
-        seat=1,
-        actions=(Keep(), AddFaceUp(), AddSecret()),
-        deadline=58.5,
-    ),
+    "prompt": PROMPT_4P,
     "replay": ReplayPage(
         id=15,
         match=MATCH,

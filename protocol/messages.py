@@ -437,7 +437,8 @@ class Event(_Notice, frozen=True, kw_only=True, tag="event"):
 
 
 class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
-    """It is your turn to act: choose one of ``actions`` and send ``act``."""
+    """It is your turn to act: choose one of ``actions`` and send ``act``;
+    ``points`` says what each one scores at once."""
 
     sent_to = "the seat that must act (during the opening, every seat)"
 
@@ -454,8 +455,8 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
         Meta(
             max_length=MAX_LIST_LENGTH,
             description="the points each action scores at once (R14, R15, R17), aligned "
-            "with `actions`: `points[i]` is what `actions[i]` scores; absent from servers "
-            "older than v1.1",
+            "with `actions`: `points[i]` is what `actions[i]` scores (0 for `add` and "
+            "`opening`); added within version 1, so absent from older servers",
         ),
     ] = ()
 

@@ -250,15 +250,21 @@ def snapshot_frame(room: Room, seat: int | None) -> bytes:
 
 
 def prompt_frame(room: Room, seat: int, deadline: float | None) -> bytes:
-    """The prompt for ``seat`` with its legal actions, encoded."""
+    """The prompt for ``seat``: its legal actions and what each scores at once
+    (R14–R17), from that seat's observation, encoded."""
     assert room.match is not None
+    view = observe(room.match, seat)
+    legal = view.legal_actions
     return wire.encode(
         wire.Prompt(
             match=room.id,
             seq=len(room.log),
             seat=seat,
-            actions=tuple(action_to_wire(a) for a in room.match.legal_actions(seat)),
+            actions=tuple(action_to_wire(a) for a in legal),
             deadline=deadline,
+            points=tuple(
+                engine.action_points(view.ruleset, view.ranking, view.drawn, a) for a in legal
+            ),
         )
     )
 
