@@ -10,6 +10,8 @@ long it thinks, other matches keep their latency.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import multiprocessing
 import os
 import random
@@ -36,11 +38,20 @@ class Bot:
     rng: random.Random
 
     @classmethod
-    def for_seat(cls, strength: str, match_id: str, seat: int) -> Bot:
-        """A bot whose choices are reproducible for this match and seat."""
+    def for_seat(cls, strength: str, match_id: str, seat: int, secret: bytes) -> Bot:
+        """A bot for this match and seat, its generator seeded with
+        HMAC-SHA-256(``secret``, ``"<match_id>:<seat>"``).
+
+        ``secret`` is the server's own (made at start, never sent): the same
+        server gives the same bot the same generator, but nobody who knows only
+        the public match id can predict its choices.
+        """
         if strength not in STRENGTHS:
             raise ValueError(f"unknown bot strength {strength!r}")
-        return cls(strength, random.Random(f"{match_id}:{seat}"))
+        if len(secret) < 16:
+            raise ValueError("a bot secret needs at least 16 bytes")
+        digest = hmac.new(secret, f"{match_id}:{seat}".encode(), hashlib.sha256).digest()
+        return cls(strength, random.Random(int.from_bytes(digest, "big")))
 
 
 class Thinker:

@@ -9,6 +9,7 @@ from engine import Action, ruleset_from_mapping
 from engine.record import action_from_data, action_to_data
 
 from .bots import Bot
+from .commitment import SALT_BYTES
 from .identity import Player, Players
 from .room import OnAction, Room, RoomServices, RoomStatus, SeatSlot
 from .settings import MatchSettings
@@ -22,8 +23,9 @@ def player_row(player: Player) -> PlayerRow:
     return PlayerRow(player.id, player.name, player.token_hash)
 
 
-def room_row(room: Room, seed: int | None = None) -> MatchRow:
-    """The stored form of a room (its actions are stored one by one)."""
+def room_row(room: Room, seed: int | None = None, salt: bytes | None = None) -> MatchRow:
+    """The stored form of a room (its actions are stored one by one); ``seed``
+    and ``salt`` are the ones about to be dealt, stored before the deal."""
     seats = [
         {
             "player": slot.player.id if slot.player is not None and not slot.is_bot else None,
@@ -48,6 +50,8 @@ def room_row(room: Room, seed: int | None = None) -> MatchRow:
         status=status if seed is None else "running",
         created=room.created,
         finished=time.time() if room.status is RoomStatus.FINISHED else None,
+        open_box=settings.open_box,
+        salt=salt if seed is not None else room.salt,
     )
 
 
@@ -74,18 +78,23 @@ def restore_room(row: MatchRow, storage: Storage, players: Players, services: Ro
         join_code=row.join_code,
         turn_timer=row.turn_timer,
         first_seat=row.first_seat,
+        open_box=row.open_box,
     )
+    dealt = row.seed is not None and row.status != "open"
+    if row.open_box and dealt and (row.salt is None or len(row.salt) != SALT_BYTES):
+        raise StorageError(f"match {row.id}: an open-box match without its {SALT_BYTES}-byte salt")
     slots = []
     for seat, entry in enumerate(row.seats):
         slot = SeatSlot(seat, left=bool(entry.get("left", False)))
         if entry.get("bot"):
             slot.is_bot = True
-            slot.bot = Bot.for_seat(str(entry["bot"]), row.id, seat)
+            slot.bot = Bot.for_seat(str(entry["bot"]), row.id, seat, services.bot_secret)
         elif entry.get("player"):
             slot.player = players.get(str(entry["player"]))
         slots.append(slot)
     room = Room(row.id, settings, host, slots, services, created=row.created)
-    if row.seed is not None and row.status != "open":
+    if dealt:
+        assert row.seed is not None
         actions = [(seat, action_from_data(data)) for seat, data in storage.actions(row.id)]
-        room.restore(row.seed, actions)
+        room.restore(row.seed, actions, row.salt if row.open_box else None)
     return room

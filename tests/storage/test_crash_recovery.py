@@ -248,7 +248,9 @@ async def crash_and_finish(
     replayed = replay_of(pages, SEATS)
     assert replayed.match.is_over
     assert len(replayed.actions) == ACTIONS_IN_A_4_SEAT_MATCH
-    assert public == replayed.wire_events(None), "the replay's events are not the engine's"
+    # the checker held a seat: its replay is that seat's view (R27)
+    assert all(page.seat == seens[0].seat for page in pages)
+    assert public == replayed.wire_events(seens[0].seat), "the replay's events are not the engine's"
     positions = {seen.name: check_client(replayed, seen) for seen in seens}
     for seen, final in finals:
         assert final.state.phase == "over"
