@@ -4,10 +4,23 @@ stored (R27), and a version-1 file is migrated in place, its matches closed-box.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 from pathlib import Path
 
-from server.storage import _MIGRATIONS, APPLICATION_ID, FILE_NAME, SCHEMA_VERSION, Storage
+import pytest
+
+from engine import DEFAULT_RULESET
+from server.config import ServerConfig
+from server.lobby import Lobby
+from server.storage import (
+    _MIGRATIONS,
+    APPLICATION_ID,
+    FILE_NAME,
+    SCHEMA_VERSION,
+    PlayerRow,
+    Storage,
+)
 
 from .test_storage import match_row, opened
 
@@ -68,3 +81,37 @@ async def test_r27_open_box_and_salt_round_trip(tmp_path: Path) -> None:
         assert (shut.id, shut.open_box, shut.salt) == ("shut", False, None)
     finally:
         reopened.close()
+
+
+async def test_r27_an_open_box_match_without_its_salt_is_left_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A dealt open-box match whose salt is missing or the wrong size cannot show
+    its commitment: it is left out (and on disk) with a message naming it, and
+    the server starts with the rest."""
+    async with opened(tmp_path) as storage:
+        await storage.save_player(PlayerRow("p1", "Ana", "h1"), 1.0)
+        seats = [{"player": "p1", "bot": None}, {"player": None, "bot": "easy"}]
+        common = {
+            "host": "p1",
+            "seats": seats,
+            "status": "running",
+            "seed": 7,
+            "first_seat": 0,
+            "ruleset": DEFAULT_RULESET.to_mapping(),
+        }
+        await storage.save_match(match_row("nosalt", open_box=True, **common))
+        await storage.save_match(match_row("short", open_box=True, salt=b"x", **common))
+        await storage.save_match(match_row("good", open_box=True, salt=SALT, **common))
+    lobby = Lobby(ServerConfig(data_dir=tmp_path), storage=Storage(tmp_path))
+    with caplog.at_level(logging.ERROR):
+        await lobby.open()
+    try:
+        assert set(lobby.rooms) == {"good"}
+        assert "match nosalt cannot be rebuilt" in caplog.text
+        assert "match short cannot be rebuilt" in caplog.text
+        assert "without its 32-byte salt" in caplog.text
+        room = lobby.rooms["good"]
+        assert room.settings.open_box and room.salt == SALT
+    finally:
+        await lobby.close()
