@@ -153,6 +153,8 @@ async def test_r27_a_finished_matchs_replay_is_public_to_strangers_and_private_t
         assert mine_early["seat"] == 0 and not OPEN_BOX_KEYS & set(mine_early)
         dealt = [e for e in mine_early["events"] if e["kind"] == "cards_dealt"]
         assert [e["cards"] is not None for e in dealt] == [s == 0 for s in range(players)]
+        # waiting for that answer skipped whatever came meanwhile: a prompt again
+        await ada.send("sync")
         await _play_raw(ada, random.Random(players))
         await spectator.next(_ended, timeout=20)
 
