@@ -34,10 +34,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .cards import Card, all_cards
-from .match import Match, Phase, SecretCard
-from .observation import Observation
-from .ruleset import HAND_SIZE
+from ..cards import Card, all_cards
+from ..match import Match, Phase, SecretCard
+from ..observation import Observation
+from ..ruleset import HAND_SIZE
 
 __all__ = ["Determiniser", "determinise", "unseen_cards"]
 
