@@ -5,6 +5,12 @@ Start with :meth:`Match.new`, ask :meth:`Match.legal_actions`, play with
 :meth:`Match.apply`, and let :func:`observe` and :func:`project_event` decide
 what each seat may see; :func:`action_points` says what an action scores at
 once (R14–R17).
+
+The modules at this level are the rules and nothing else: cards and actions,
+the ruleset (R30), the match, its events, the observation (the one door for
+hidden information, R24–R26), scoring and the match record. Built on them,
+and never imported by them: the bots in :mod:`engine.bots` and the
+command-line tools in :mod:`engine.tools`.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ EXTRAS_ONLY = ("textual", "rich", "msgpack")
 #: Every module an install without extras must be able to import.
 BASE_MODULES = (
     "engine",
-    "engine.arena",
-    "engine.demo",
+    "engine.tools.arena",
+    "engine.tools.demo",
     "protocol",
     "protocol.docs",
     "server.app",

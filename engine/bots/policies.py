@@ -1,7 +1,7 @@
 """Simple policies that choose from one seat's observation and its legal
 actions — never from the match itself: uniformly random (the *easy* bot),
 greedy for immediate points, and greedy with a view of the majorities (the
-*medium* bot). The *hard* bot, which searches, lives in :mod:`engine.search`.
+*medium* bot). The *hard* bot, which searches, lives in :mod:`engine.bots.search`.
 
 A policy is any callable ``(observation, rng) -> Action``; :func:`bot_policy`
 builds every bot by name, for the server and the arena.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .actions import Action, ActionKind
-from .cards import Card
+from ..actions import Action, ActionKind
+from ..cards import Card
+from ..observation import Observation, observe
+from ..scoring import action_points, final_scoring
 from .determinize import Determiniser
-from .observation import Observation, observe
-from .scoring import action_points, final_scoring
 from .search import DEFAULT_BUDGET_MS, hard_policy
 
 __all__ = [
@@ -90,7 +90,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
     (R19), and as nothing otherwise.
 
     It looks one action ahead by playing each action on a determinised copy
-    of the match (:mod:`engine.determinize`) and reading only the public
+    of the match (:mod:`engine.bots.determinize`) and reading only the public
     result, so the engine alone applies the rules and no hidden card matters.
     """
     legal = observation.legal_actions
@@ -122,7 +122,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
 # -- every bot by name ------------------------------------------------------------------
 
 #: The bots by name, weakest first: easy (random), greedy (immediate points only),
-#: medium (:func:`medium_policy`) and hard (:mod:`engine.search`).
+#: medium (:func:`medium_policy`) and hard (:mod:`engine.bots.search`).
 BOTS = ("easy", "greedy", "medium", "hard")
 
 

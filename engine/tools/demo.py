@@ -10,11 +10,11 @@ import argparse
 import random
 import secrets
 
+from ..bots.policies import greedy_policy, random_policy
+from ..match import Match
+from ..observation import observe, project_event
+from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, RulesetError, load_ruleset
 from .describe import describe_event, describe_scoring
-from .match import Match
-from .observation import observe, project_event
-from .policies import greedy_policy, random_policy
-from .ruleset import DEFAULT_RULESET, PLAYER_COUNTS, RulesetError, load_ruleset
 
 __all__ = ["main"]
 
