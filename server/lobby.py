@@ -496,8 +496,8 @@ class Lobby:
                 salt=room.salt.hex() if match is not None and room.salt is not None else None,
                 first_seat=room.settings.first_seat if match is not None else None,
                 actions=tuple(
-                    wire.SeatAction(seat=seat, action=views.action_to_wire(action))
-                    for seat, action in history
+                    wire.SeatAction(seat=actor, action=views.action_to_wire(action))
+                    for actor, action in history
                 ),
             )
         )

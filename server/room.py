@@ -118,7 +118,7 @@ class RoomServices:
     bot_delay: float = 0.0
     #: the strength of the bot that stands in for an absent or timed-out player
     stand_in_strength: str = "medium"
-    #: seeds every bot's generator with the match id (Bot.for_seat); never sent
+    #: keys every bot's generator to the server (Bot.for_seat): made at start, never sent
     bot_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
 
 
