@@ -107,13 +107,18 @@ class Lobby:
             self.running_count(),
         )
 
-    async def close(self) -> None:
-        """Stop every room's timers and bots, then close storage."""
+    def halt(self) -> None:
+        """Shutting down: every room stops its timers and bots and takes no more actions."""
         for room in self.rooms.values():
             room.close()
         self.thinker.close()
+
+    async def close(self, timeout: float | None = None) -> None:
+        """Halt, then let storage finish the writes it holds (for at most
+        ``timeout`` s, by default ``config.stop_timeout``) and close it."""
+        self.halt()
         if self.storage is not None:
-            self.storage.close()
+            await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
 
     def running_count(self) -> int:
         """Matches being played now."""

@@ -125,6 +125,7 @@ class Room:
     _deadlines: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     rematch_id: str | None = None
     _bot_task: asyncio.Task[None] | None = None
+    _closed: bool = False  #: shutting down: no more actions, prompts, timers or bots
 
     # -- membership -----------------------------------------------------------------
 
@@ -269,6 +270,8 @@ class Room:
             match = self.match
             if self.status is RoomStatus.PAUSED:
                 raise RoomError("match_paused", "the server cannot store this match; it is paused")
+            if self._closed:
+                raise RoomError("match_paused", "the server is shutting down; come back later")
             if match is None or self.status is RoomStatus.OPEN:
                 raise RoomError("match_not_ready", "the match has not started")
             refusal = match.refusal(seat, action)  # the very check apply makes
@@ -332,7 +335,7 @@ class Room:
     def _after_change(self) -> None:
         """Prompt the seats that must act now and let the bots move."""
         match = self.match
-        if match is None or match.is_over:
+        if match is None or match.is_over or self._closed:
             return
         key = (match.phase, len(self.log) if match.phase is Phase.TURN else 0)
         for seat in match.to_act:
@@ -436,7 +439,8 @@ class Room:
     # -- shutting down -------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop timers and bots (server shutdown or room removal)."""
+        """Stop timers and bots, and take no more actions (server shutdown)."""
+        self._closed = True
         self._cancel_timers()
         if self._bot_task is not None:
             self._bot_task.cancel()
