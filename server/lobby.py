@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -51,6 +50,9 @@ def error_for(exc: Exception, request_id: int | str | None) -> wire.ServerMessag
         return wire.Error(code=wire.ErrorCode.NOT_YOUR_TURN, message=str(exc), id=request_id)
     if isinstance(exc, IllegalAction):
         return wire.Error(code=wire.ErrorCode.ILLEGAL_ACTION, message=str(exc), id=request_id)
+    if isinstance(exc, StorageError):
+        message = "the server cannot store this now (its disk is full or unwritable); try later"
+        return wire.Error(code=wire.ErrorCode.STORAGE_UNAVAILABLE, message=message, id=request_id)
     return wire.Error(code=wire.ErrorCode.INTERNAL_ERROR, message="internal error", id=request_id)
 
 
@@ -142,7 +144,9 @@ class Lobby:
             player, token = self.players.new(message.name)
             renamed = True
         if renamed and self.storage is not None:
-            await self.storage.save_player(persist.player_row(player), time.time())
+            await persist.store_player(
+                self.storage, self.players, player, new=message.token is None
+            )
         peer.player = player
         player.connections.add(peer)
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
@@ -191,7 +195,9 @@ class Lobby:
                     wire.ErrorCode.UNKNOWN_TYPE, f"{type(message).__name__} is not a request here"
                 )
             answer = await handler(self, peer, message)
-        except (wire.ProtocolError, RoomError, IllegalAction) as exc:
+        except (wire.ProtocolError, RoomError, IllegalAction, StorageError) as exc:
+            if isinstance(exc, StorageError):
+                log.error("%s refused (storage_unavailable): %s", type(message).__name__, exc)
             peer.send(wire.encode(error_for(exc, request_id)))
             return
         if answer is not None:

@@ -3,22 +3,50 @@ every stored match after a restart."""
 
 from __future__ import annotations
 
+import logging
 import time
 
+import protocol as wire
 from engine import Ruleset, ruleset_from_mapping
 from engine.record import action_from_data, action_to_data
 
-from .bots import Bot
+from . import views
+from .bots import STRENGTHS, Bot
 from .identity import Player, Players
 from .room import Room, RoomStatus, SeatSlot
 from .storage import MatchRow, PlayerRow, Storage, StorageError
 
-__all__ = ["player_row", "restore_room", "room_row", "store_action"]
+__all__ = ["player_row", "restore_room", "room_row", "store_action", "store_player"]
+
+log = logging.getLogger(__name__)
 
 
 def player_row(player: Player) -> PlayerRow:
     """The stored form of a player."""
     return PlayerRow(player.id, player.name, player.token_hash)
+
+
+async def store_player(storage: Storage, players: Players, player: Player, *, new: bool) -> None:
+    """Store a new player, or a returning one's new name, before the welcome.
+
+    If the disk cannot take it, a new player is forgotten and refused with
+    ``storage_unavailable`` — no token is handed out for an identity that a
+    restart would not know — while a returning player (already stored) keeps
+    the new name in memory only.
+    """
+    try:
+        await storage.save_player(player_row(player), time.time())
+    except StorageError as exc:
+        if not new:
+            log.warning("player %s: their new name is not stored: %s", player.id, exc)
+            return
+        players.remove(player)
+        log.error("a new player is refused (storage_unavailable): %s", exc)
+        raise wire.ProtocolError(
+            wire.ErrorCode.STORAGE_UNAVAILABLE,
+            "the server cannot store a new player now (its disk is full or unwritable);"
+            " try again later",
+        ) from None
 
 
 def room_row(room: Room, seed: int | None = None) -> MatchRow:
@@ -60,20 +88,43 @@ def store_action(storage: Storage) -> object:
 
 
 def restore_room(row: MatchRow, storage: Storage, players: Players, **room_options: object) -> Room:
-    """Rebuild a stored room, its match replayed through the engine."""
+    """Rebuild a stored room, its match replayed through the engine.
+
+    Raises :class:`StorageError` — and nothing else, whatever the row holds —
+    if the row does not rebuild: seats that are not ``{player, bot}`` maps, a
+    seat count the ruleset cannot deal, a player or host that is not stored, a
+    ruleset the engine refuses, a running match without its seed, actions that
+    are damaged or do not replay, or names no client would accept. Players are
+    pointed at the room only once it is whole, so a match left out leaves
+    nothing behind.
+    """
+    try:
+        room, seated = _rebuild(row, storage, players, room_options)
+    except StorageError:
+        raise
+    except Exception as exc:  # whatever a damaged row provokes in the engine or the views
+        raise StorageError(f"{type(exc).__name__}: {exc}") from exc
+    # Rooms are restored oldest first, so a player's latest match wins; a
+    # finished one too, so a player who missed the end (a crash between the
+    # last action's write and its broadcast) is shown it on coming back.
+    for player in seated:
+        player.match_id = row.id
+    return room
+
+
+def _rebuild(
+    row: MatchRow, storage: Storage, players: Players, room_options: dict[str, object]
+) -> tuple[Room, list[Player]]:
     host = players.get(row.host)
     if host is None:
-        raise StorageError(f"match {row.id}: its host {row.host} is not stored")
+        raise StorageError(f"its host {row.host} is not stored")
     ruleset: Ruleset = ruleset_from_mapping(row.ruleset)
-    slots = []
-    for seat, entry in enumerate(row.seats):
-        slot = SeatSlot(seat)
-        if entry.get("bot"):
-            slot.is_bot = True
-            slot.bot = Bot.for_seat(str(entry["bot"]), row.id, seat)
-        elif entry.get("player"):
-            slot.player = players.get(str(entry["player"]))
-        slots.append(slot)
+    ruleset.check_players(len(row.seats))
+    if row.first_seat is not None and not 0 <= row.first_seat < len(row.seats):
+        raise StorageError(f"first seat {row.first_seat} is not a seat")
+    if row.status != "open" and row.seed is None:
+        raise StorageError(f"{row.status} but no seed is stored")
+    slots = [_slot(row.id, seat, entry, players) for seat, entry in enumerate(row.seats)]
     room = Room(
         id=row.id,
         name=row.name,
@@ -90,10 +141,24 @@ def restore_room(row: MatchRow, storage: Storage, players: Players, **room_optio
     if row.seed is not None and row.status != "open":
         actions = [(seat, action_from_data(data)) for seat, data in storage.actions(row.id)]
         room.restore(row.seed, actions)
-    # Rooms are restored oldest first, so a player's latest match wins; a
-    # finished one too, so a player who missed the end (a crash between the
-    # last action's write and its broadcast) is shown it on coming back.
-    for slot in slots:
-        if slot.player is not None:
-            slot.player.match_id = row.id
-    return room
+    wire.decode_server_message(views.match_update_frame(room))  # as every client reads it
+    return room, [slot.player for slot in slots if slot.player is not None]
+
+
+def _slot(match_id: str, seat: int, entry: dict[str, object], players: Players) -> SeatSlot:
+    """One stored seat: ``{"player": id or None, "bot": strength or None}``."""
+    player_id, strength = entry.get("player"), entry.get("bot")
+    if set(entry) - {"player", "bot"} or (player_id is not None and strength is not None):
+        raise StorageError(f"seat {seat} is stored as {entry!r}")
+    slot = SeatSlot(seat)
+    if strength is not None:
+        if strength not in STRENGTHS:
+            raise StorageError(f"seat {seat} has a bot of strength {strength!r}")
+        slot.is_bot = True
+        slot.bot = Bot.for_seat(str(strength), match_id, seat)
+    elif player_id is not None:
+        player = players.get(player_id) if isinstance(player_id, str) else None
+        if player is None:
+            raise StorageError(f"seat {seat}'s player {player_id!r} is not stored")
+        slot.player = player
+    return slot
