@@ -1,7 +1,7 @@
-"""``tulips-demo``: a match between simple bots, told in the terminal.
+"""tulips-demo: a match between simple bots, told in plain text.
 
-The quick start's play command until the terminal client exists: every
-public event as a spectator would see it, then the scoring breakdown.
+Every public event as a spectator would see it, then the scoring breakdown;
+no server, no network. To play yourself, run "tulips play".
 """
 
 from __future__ import annotations

@@ -36,9 +36,9 @@ import random
 from collections import Counter
 
 from .actions import Action
-from .cards import COLOURS, Card, all_cards
+from .cards import Card, all_cards
 from .events import CardsDealt, Event, FestivalStarted
-from .match import UNRANKED, Match, Phase, SecretCard
+from .match import Match, Phase, SecretCard
 from .observation import Observation
 from .ruleset import HAND_SIZE
 
@@ -131,9 +131,6 @@ class Determiniser:
         match._festival = list(obs.festival)
         match._totals = dict(obs.totals)
         match._ranking = list(obs.ranking)
-        match._rank = dict.fromkeys(COLOURS, UNRANKED)
-        for i, colour in enumerate(obs.ranking):
-            match._rank[colour] = i
         match._revealed = list(obs.revealed)
         for view in obs.seats:
             match._bouquets[view.seat] = list(view.bouquet)

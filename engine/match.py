@@ -39,11 +39,9 @@ from .events import (
     TurnStarted,
 )
 from .ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, RulesetError
-from .scoring import FinalScoring, final_scoring
+from .scoring import FinalScoring, action_points, final_scoring
 
 __all__ = ["Match", "Phase", "SecretCard"]
-
-UNRANKED = 3  # R7: an unranked colour scores as 4th for keeping and giving
 
 
 class Phase(enum.Enum):
@@ -119,7 +117,6 @@ class Match:
         "_openings",
         "_phase",
         "_placed_secret",
-        "_rank",
         "_ranking",
         "_removed",
         "_revealed",
@@ -157,7 +154,6 @@ class Match:
         self._festival: list[Card] = []
         self._totals: dict[Colour, int] = dict.fromkeys(COLOURS, 0)
         self._ranking: list[Colour] = []
-        self._rank: dict[Colour, int] = dict.fromkeys(COLOURS, UNRANKED)
         self._secret: list[SecretCard] = []
         #: by seat, every card that seat put face down, revealed or not (R25)
         self._placed_secret: list[list[Card]] = [[] for _ in range(players)]
@@ -268,7 +264,6 @@ class Match:
         for card in order:
             self._festival.append(card)
             self._totals[card.colour] += card.value
-            self._rank[card.colour] = len(self._ranking)
             self._ranking.append(card.colour)
         self._hands = list(hands)
         events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
@@ -291,7 +286,6 @@ class Match:
         other._festival = self._festival.copy()
         other._totals = self._totals.copy()
         other._ranking = self._ranking.copy()
-        other._rank = self._rank.copy()
         other._secret = self._secret.copy()
         other._placed_secret = [p.copy() for p in self._placed_secret]
         other._bouquets = [b.copy() for b in self._bouquets]
@@ -392,8 +386,8 @@ class Match:
                     seat, action, "every seat first makes its opening choice (R11)"
                 )
             hand = self._hands[seat]
-            if hand is None:
-                return IllegalAction(seat, action, "the opening choice is already made")
+            if hand is None:  # the seat has nothing to do until every seat has chosen
+                return NotYourTurn(seat, action, "the opening choice is already made")
             if action.secret not in hand:
                 cards = " and ".join(map(str, hand))
                 return IllegalAction(seat, action, f"the two cards dealt are {cards}")
@@ -467,14 +461,14 @@ class Match:
         kind = action.kind
         events: list[Event]
         if kind is ActionKind.KEEP:  # R14, R17
-            points = self.ruleset.bouquet_points[self._rank[card.colour]]
+            points = action_points(self.ruleset, self._ranking, card, action)
             self._keeping[seat] += points
             self._bouquets[seat].append(card)
             events = [CardKept(seat, card, points)]
         elif kind is ActionKind.GIVE:  # R15, R17
             to = action.to_seat
             assert to is not None
-            points = self.ruleset.giving_bonus[self._rank[card.colour]] + card.value
+            points = action_points(self.ruleset, self._ranking, card, action)
             self._giving[seat] += points
             self._bouquets[to].append(card)
             events = [CardGiven(seat, to, card, points)]
@@ -523,9 +517,6 @@ class Match:
                 break
         else:
             ranking.append(colour)
-        rank = self._rank
-        for i, other in enumerate(ranking):
-            rank[other] = i
 
     def _end_game(self, events: list[Event]) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""

@@ -16,7 +16,7 @@ from .actions import Action, ActionKind
 from .cards import Card
 from .determinize import Determiniser
 from .observation import Observation, observe
-from .scoring import final_scoring
+from .scoring import action_points, final_scoring
 from .search import DEFAULT_BUDGET_MS, hard_policy
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "Policy",
     "bot_policy",
     "greedy_policy",
-    "immediate_points",
     "medium_policy",
     "random_policy",
     "standing",
@@ -32,26 +31,10 @@ __all__ = [
 
 Policy = Callable[[Observation, random.Random], Action]
 
-_UNRANKED = 3
-
 
 def random_policy(observation: Observation, rng: random.Random) -> Action:
     """Any legal action, uniformly at random."""
     return rng.choice(observation.legal_actions)
-
-
-def immediate_points(observation: Observation, action: Action) -> int:
-    """The points ``action`` scores at once for the viewer (R14, R15, R17)."""
-    card = observation.drawn
-    if card is None:
-        return 0
-    rank = observation.rank_of(card.colour)
-    rank = _UNRANKED if rank is None else rank
-    if action.kind is ActionKind.KEEP:
-        return observation.ruleset.bouquet_points[rank]
-    if action.kind is ActionKind.GIVE:
-        return observation.ruleset.giving_bonus[rank] + card.value
-    return 0
 
 
 def greedy_policy(observation: Observation, rng: random.Random) -> Action:
@@ -66,8 +49,10 @@ def greedy_policy(observation: Observation, rng: random.Random) -> Action:
         cards = [a.secret for a in legal if a.secret is not None]
         lowest = min(cards, key=lambda c: c.value)
         return next(a for a in legal if a.secret is lowest)
-    best = max(immediate_points(observation, a) for a in legal)
-    return rng.choice([a for a in legal if immediate_points(observation, a) == best])
+    rules, ranking, drawn = observation.ruleset, observation.ranking, observation.drawn
+    points = [action_points(rules, ranking, drawn, action) for action in legal]
+    best = max(points)
+    return rng.choice([a for a, p in zip(legal, points, strict=True) if p == best])
 
 
 # -- the medium bot: immediate points and a simple view of the majorities ---------------

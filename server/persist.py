@@ -7,13 +7,14 @@ import logging
 import time
 
 import protocol as wire
-from engine import Ruleset, ruleset_from_mapping
+from engine import Action, ruleset_from_mapping
 from engine.record import action_from_data, action_to_data
 
 from . import views
 from .bots import STRENGTHS, Bot
 from .identity import Player, Players
-from .room import Room, RoomStatus, SeatSlot
+from .room import OnAction, Room, RoomServices, RoomStatus, SeatSlot
+from .settings import MatchSettings
 from .storage import MatchRow, PlayerRow, Storage, StorageError
 
 __all__ = ["player_row", "restore_room", "room_row", "store_action", "store_player"]
@@ -55,20 +56,22 @@ def room_row(room: Room, seed: int | None = None) -> MatchRow:
         {
             "player": slot.player.id if slot.player is not None and not slot.is_bot else None,
             "bot": slot.bot.strength if slot.is_bot and slot.bot is not None else None,
+            "left": slot.left,
         }
         for slot in room.seats
     ]
     status = room.status.value if room.status is not RoomStatus.PAUSED else "running"
+    settings = room.settings
     return MatchRow(
         id=room.id,
-        name=room.name,
+        name=settings.name,
         host=room.host.id,
-        ruleset_name=room.ruleset_name,
-        ruleset=room.ruleset.to_mapping(),
+        ruleset_name=settings.ruleset_name,
+        ruleset=settings.ruleset.to_mapping(),
         seats=seats,
-        join_code=room.join_code,
-        turn_timer=room.turn_timer,
-        first_seat=room.first_seat,
+        join_code=settings.join_code,
+        turn_timer=settings.turn_timer,
+        first_seat=settings.first_seat,
         seed=seed if seed is not None else (room.match.seed if room.match else None),
         status=status if seed is None else "running",
         created=room.created,
@@ -76,81 +79,70 @@ def room_row(room: Room, seed: int | None = None) -> MatchRow:
     )
 
 
-def store_action(storage: Storage) -> object:
+def store_action(storage: Storage) -> OnAction:
     """A room's ``on_action`` hook that appends the action to ``storage``."""
 
-    async def on_action(room: Room, seat: int, action: object) -> None:
+    async def on_action(room: Room, seat: int, action: Action) -> None:
         assert room.match is not None
         index = len(room.match.history)  # called before the action is applied
-        await storage.append_action(room.id, index, seat, action_to_data(action))  # type: ignore[arg-type]
+        await storage.append_action(room.id, index, seat, action_to_data(action))
 
     return on_action
 
 
-def restore_room(row: MatchRow, storage: Storage, players: Players, **room_options: object) -> Room:
+def restore_room(row: MatchRow, storage: Storage, players: Players, services: RoomServices) -> Room:
     """Rebuild a stored room, its match replayed through the engine.
 
     Raises :class:`StorageError` — and nothing else, whatever the row holds —
-    if the row does not rebuild: seats that are not ``{player, bot}`` maps, a
-    seat count the ruleset cannot deal, a player or host that is not stored, a
-    ruleset the engine refuses, a running match without its seed, actions that
-    are damaged or do not replay, or names no client would accept. Players are
-    pointed at the room only once it is whole, so a match left out leaves
-    nothing behind.
+    if the row does not rebuild: seats that are not ``{player, bot, left}``
+    maps, a seat count the ruleset cannot deal, a player or host that is not
+    stored, a ruleset the engine refuses, a running match without its seed,
+    actions that are damaged or do not replay, or names no client would accept.
     """
     try:
-        room, seated = _rebuild(row, storage, players, room_options)
+        return _rebuild(row, storage, players, services)
     except StorageError:
         raise
     except Exception as exc:  # whatever a damaged row provokes in the engine or the views
         raise StorageError(f"{type(exc).__name__}: {exc}") from exc
-    # Rooms are restored oldest first, so a player's latest match wins; a
-    # finished one too, so a player who missed the end (a crash between the
-    # last action's write and its broadcast) is shown it on coming back.
-    for player in seated:
-        player.match_id = row.id
-    return room
 
 
-def _rebuild(
-    row: MatchRow, storage: Storage, players: Players, room_options: dict[str, object]
-) -> tuple[Room, list[Player]]:
+def _rebuild(row: MatchRow, storage: Storage, players: Players, services: RoomServices) -> Room:
     host = players.get(row.host)
     if host is None:
         raise StorageError(f"its host {row.host} is not stored")
-    ruleset: Ruleset = ruleset_from_mapping(row.ruleset)
-    ruleset.check_players(len(row.seats))
+    settings = MatchSettings(
+        name=row.name,
+        ruleset_name=row.ruleset_name,
+        ruleset=ruleset_from_mapping(row.ruleset),
+        join_code=row.join_code,
+        turn_timer=row.turn_timer,
+        first_seat=row.first_seat,
+    )
+    settings.ruleset.check_players(len(row.seats))
     if row.first_seat is not None and not 0 <= row.first_seat < len(row.seats):
         raise StorageError(f"first seat {row.first_seat} is not a seat")
     if row.status != "open" and row.seed is None:
         raise StorageError(f"{row.status} but no seed is stored")
     slots = [_slot(row.id, seat, entry, players) for seat, entry in enumerate(row.seats)]
-    room = Room(
-        id=row.id,
-        name=row.name,
-        host=host,
-        ruleset=ruleset,
-        ruleset_name=row.ruleset_name,
-        seats=slots,
-        join_code=row.join_code,
-        turn_timer=row.turn_timer,
-        first_seat=row.first_seat,
-        created=row.created,
-        **room_options,  # type: ignore[arg-type]
-    )
+    room = Room(row.id, settings, host, slots, services, created=row.created)
     if row.seed is not None and row.status != "open":
         actions = [(seat, action_from_data(data)) for seat, data in storage.actions(row.id)]
         room.restore(row.seed, actions)
     wire.decode_server_message(views.match_update_frame(room))  # as every client reads it
-    return room, [slot.player for slot in slots if slot.player is not None]
+    return room
 
 
 def _slot(match_id: str, seat: int, entry: dict[str, object], players: Players) -> SeatSlot:
-    """One stored seat: ``{"player": id or None, "bot": strength or None}``."""
-    player_id, strength = entry.get("player"), entry.get("bot")
-    if set(entry) - {"player", "bot"} or (player_id is not None and strength is not None):
+    """One stored seat: ``{"player": id or None, "bot": strength or None, "left": bool}``."""
+    player_id, strength, left = entry.get("player"), entry.get("bot"), entry.get("left", False)
+    if (
+        set(entry) - {"player", "bot", "left"}
+        or (player_id is not None and strength is not None)
+        or not isinstance(left, bool)
+    ):
         raise StorageError(f"seat {seat} is stored as {entry!r}")
-    slot = SeatSlot(seat)
+    slot = SeatSlot(seat, left=left)
     if strength is not None:
         if strength not in STRENGTHS:
             raise StorageError(f"seat {seat} has a bot of strength {strength!r}")
