@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from websockets.exceptions import ConnectionClosed
+
 import protocol as wire
 
 from .localserver import LocalServer, LogScan, keep_log, scan_log
@@ -79,8 +81,9 @@ class CrashReport:
     #: resume tokens the server no longer knew after a restart
     tokens_refused: int = 0
     checks: int = 0
-    matches_started: int = 0
-    matches_finished: int = 0
+    matches_started: int = 0  #: created (a kill may come before their start)
+    matches_finished: int = 0  #: seen finished in their record
+    matches_unstarted: int = 0  #: still open after a restart: killed between create and start
     details: list[str] = field(default_factory=list)
     #: requests the server refused (other than acts): code and count
     refusals: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -122,8 +125,11 @@ class CrashReport:
             f" {self.missing_matches} matches missing",
             f"players             {self.not_put_back} times not put back in their match"
             f" on their return; {self.tokens_refused} resume tokens refused",
-            f"matches             {self.matches_finished} finished of {self.matches_started}"
-            f" started; requests refused: {dict(self.refusals) or 'none'}",
+            f"matches             {self.matches_started} created: {self.matches_finished}"
+            f" finished, {self.matches_unstarted} killed before their start,"
+            f" {self.matches_started - self.matches_finished - self.matches_unstarted}"
+            " in play at the end",
+            f"requests refused    {dict(self.refusals) or 'none'}",
             f"server log          {self.log.tracebacks} tracebacks, {self.log.errors} ERROR lines"
             f" ({self.log_path}); last stop exit code {self.shutdown}",
             *self.log.lines(),
@@ -290,7 +296,7 @@ class _Table:
                     return
         except RequestError as exc:  # not the server dying: worth a line in the report
             self.report.refusals[exc.code] += 1
-        except (ConnectError, ConnectionError, TimeoutError):
+        except (ConnectError, ConnectionError, ConnectionClosed, TimeoutError):
             return  # the server died under us: the next life takes over
         finally:
             playing.set()
@@ -357,6 +363,10 @@ class _Table:
             if match_id == self.current:
                 status = record.status
             if record.status == "finished":
+                report.matches_finished += 1
+                del self.matches[match_id]
+            elif record.status == "open":  # the kill came between create and start
+                report.matches_unstarted += 1
                 del self.matches[match_id]
         return status
 
@@ -365,20 +375,17 @@ class _Table:
         joined = await sessions[0].create_match(name=f"crash {self.index}", seats=SEATS)
         self.current = joined.match
         self.matches[joined.match] = _Match()
+        self.report.matches_started += 1
         for session in sessions[1:]:
             await session.join(joined.match)
         await sessions[0].start()
-        self.report.matches_started += 1
 
     async def _play(self, sessions: list[Session]) -> bool:
         """Every seat plays its prompts; True once the match ended for all."""
         results = await asyncio.gather(
             *(self._seat(seat, session) for seat, session in enumerate(sessions))
         )
-        if all(results):
-            self.report.matches_finished += 1
-            return True
-        return False
+        return all(results)  # counted as finished once a check reads its record
 
     async def _seat(self, seat: int, session: Session) -> bool:
         match_id = self.current
@@ -400,7 +407,7 @@ class _Table:
                 except RequestError:
                     attempts.pop()  # refused: the match is unchanged
                     continue
-                except (ConnectionError, TimeoutError):
+                except (ConnectionError, ConnectionClosed, TimeoutError):
                     return False  # no answer: it may be stored or not
                 attempts[-1] = Attempt(action_key(action), True)
                 self.report.acknowledged += 1

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from websockets import frames
+from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
 
@@ -113,6 +114,8 @@ class HostileReport:
     #: the server's /healthz idle and after: what it holds (players, matches, connections)
     health_idle: dict[str, object] = field(default_factory=dict)
     health_after: dict[str, object] = field(default_factory=dict)
+    #: a newcomer's create_match after the run: "ok", or the error it got
+    newcomer: str = "not tried"
     crashed: int | None = None  #: the server's exit code, if it died during the run
     shutdown: int | None = None  #: its exit code when stopped at the end (0: clean)
     log: LogScan = field(default_factory=LogScan)
@@ -145,6 +148,7 @@ class HostileReport:
                 f"{normal.finished} of {normal.started}"
                 + (f"; {sum(normal.failures.values())} failed" if normal.failures else ""),
             ),
+            ("a newcomer can still create a match", self.newcomer == "ok", self.newcomer),
             (
                 f"hostile frames sent: {self.target_frames:,}",
                 self.frames >= self.target_frames,
@@ -369,7 +373,6 @@ class _Run:
         self.stop = asyncio.Event()
         self.pool: Pool | None = None
         self.replay_target = ""
-        self.match_ids: list[str] = []
 
     def take(self, wanted: int) -> int:
         """Claim up to ``wanted`` frames of the budget (0 once it is all claimed)."""
@@ -577,6 +580,7 @@ class _Run:
             Session(self.server.url, f"normal{index}-{seat}", reconnect=False, request_timeout=60)
             for seat in range(4)
         ]
+        step = "seating"
         try:
             for session in sessions:
                 await session.open()
@@ -587,7 +591,9 @@ class _Run:
             ready = _ignore
             while True:
                 normal.started += 1
+                step = "start"
                 await sessions[0].start()
+                step = "play"
                 async with asyncio.timeout(300):
                     results = await asyncio.gather(*(self._seat(s, rng) for s in sessions))
                 failed = [why for why in results if why is not None]
@@ -597,13 +603,14 @@ class _Run:
                 normal.finished += 1
                 if not dealing.is_set():
                     return
+                step = "play_again"
                 await sessions[0].play_again()
         except RequestError as exc:
-            normal.failures[f"error {exc.code}"] += 1
-        except (ConnectError, ConnectionError) as exc:
-            normal.failures[f"{type(exc).__name__}: {str(exc)[:80]}"] += 1
+            normal.failures[f"{step}: {exc}"[:120]] += 1
+        except (ConnectError, ConnectionError, ConnectionClosed) as exc:
+            normal.failures[f"{step}: {type(exc).__name__}: {str(exc)[:80]}"] += 1
         except TimeoutError:
-            normal.failures["timeout"] += 1
+            normal.failures[f"{step}: timeout"] += 1
         finally:
             ready("")
             async with asyncio.timeout(10):
@@ -621,7 +628,7 @@ class _Run:
                     await session.act(rng.choice(message.actions))
                 except RequestError as exc:
                     return f"act refused: {exc.code}"
-                except (ConnectionError, TimeoutError) as exc:
+                except (ConnectionError, ConnectionClosed, TimeoutError) as exc:
                     return f"act failed: {type(exc).__name__} {exc}"[:100]
                 normal.latencies.append(time.perf_counter() - sent)
                 normal.actions += 1
@@ -663,6 +670,23 @@ async def _warm_up(url: str) -> str:
             return joined.match
         finally:
             await session.close()
+
+
+async def _newcomer(url: str) -> str:
+    """Can someone who comes now still create a match? "ok", or what went wrong."""
+    session = Session(url, "newcomer", reconnect=False, request_timeout=10)
+    try:
+        async with asyncio.timeout(20):
+            await session.open()
+            await session.create_match(name="after the storm", seats=2)
+            await session.leave()
+        return "ok"
+    except RequestError as exc:
+        return str(exc)[:80]
+    except (ConnectError, ConnectionError, ConnectionClosed, TimeoutError) as exc:
+        return f"{type(exc).__name__}: {exc}"[:80]
+    finally:
+        await session.close()
 
 
 async def run_hostile(options: Options, log_path: Path, data_dir: Path) -> HostileReport:
@@ -729,6 +753,7 @@ async def run_hostile(options: Options, log_path: Path, data_dir: Path) -> Hosti
         memory = server.memory()
         report.memory_after = memory[0] if memory else None
         report.health_after = await fetch_health(server.url) or {}
+        report.newcomer = await _newcomer(server.url)
         # a stop right after an HTTP request waits out websockets' close timeout (10 s)
         await asyncio.sleep(0.5)
         if memory is not None:

@@ -175,7 +175,7 @@ def test_hostile_soak_small_passes(capsys: pytest.CaptureFixture[str]) -> None:
     for figure in ("hostile frames", "server memory", "normal matches", "server log"):
         assert figure in out
     targets = out.split("targets\n", 1)[1].splitlines()
-    assert len(targets) == 5
+    assert len(targets) == 6
     assert code == 0 and all("[ok" in line for line in targets), out
 
 
