@@ -26,6 +26,7 @@ from websockets.http11 import Request, Response
 import protocol as wire
 
 from .config import ServerConfig
+from .errors import error_for
 from .lobby import Lobby
 from .peer import Peer
 from .ratelimit import TokenBucket
@@ -34,6 +35,8 @@ from .storage import Storage
 __all__ = ["TulipsServer", "memory_bytes"]
 
 log = logging.getLogger("server")
+
+_RATE_LIMITED = wire.ProtocolError(wire.ErrorCode.RATE_LIMITED, "too many messages; slow down")
 
 
 def memory_bytes() -> int:
@@ -162,27 +165,38 @@ class TulipsServer:
             peer.stop()
 
     async def _hello(self, peer: Peer) -> bool:
-        """Read the hello; answer welcome, or an error and a close."""
-        try:
-            frame = await asyncio.wait_for(peer.connection.recv(), self.config.hello_timeout)
-        except TimeoutError:
-            await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
-            return False
-        message: wire.ClientMessage | None = None
-        try:
-            message = wire.decode_client_message(_as_bytes(frame))
-            if not isinstance(message, wire.Hello):
-                raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
-            answer = await self.lobby.hello(peer, message)
-        except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
-            request_id = getattr(message, "id", None)
-            peer.send(wire.encode(wire.error_message_for(exc, request_id)))
-            code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
-            await peer.flush_and_close(code, exc.message[:120])
-            return False
-        peer.send(wire.encode(answer))
-        self.lobby.after_welcome(peer)
-        return True
+        """Read frames until a hello is welcomed. Every other frame is answered
+        with an error; the connection is closed after a closing error, after
+        ``max_bad_frames`` errors, or when ``hello_timeout`` has passed since it opened."""
+        deadline = asyncio.get_running_loop().time() + self.config.hello_timeout
+        bad = 0
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    frame = await peer.connection.recv()
+            except TimeoutError:
+                await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
+                return False
+            message: wire.ClientMessage | None = None
+            try:
+                message = wire.decode_client_message(_as_bytes(frame))
+                if not isinstance(message, wire.Hello):
+                    raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
+                version = wire.negotiate_version(message)
+                answer = await self.lobby.hello(peer, message, version)
+            except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
+                bad += 1
+                peer.send(wire.encode(error_for(exc, getattr(message, "id", None))))
+                code = wire.close_code_for(exc)
+                if code is None and bad >= self.config.max_bad_frames:
+                    code = wire.CloseCode.PROTOCOL_VIOLATION
+                if code is not None:
+                    await peer.flush_and_close(code, _close_reason(exc.message))
+                    return False
+                continue
+            peer.send(wire.encode(answer))
+            self.lobby.after_welcome(peer)
+            return True
 
     async def _serve(self, peer: Peer) -> None:
         bucket = TokenBucket(self.config.rate_limit, self.config.rate_burst)
@@ -197,15 +211,7 @@ class TulipsServer:
                 # would stall the close handshake (returning would close with 1000).
                 continue
             if not bucket.take():
-                peer.send(
-                    wire.encode(
-                        wire.error_message_for(
-                            wire.ProtocolError(
-                                wire.ErrorCode.RATE_LIMITED, "too many messages; slow down"
-                            )
-                        )
-                    )
-                )
+                peer.send(wire.encode(error_for(_RATE_LIMITED)))
                 if bucket.overdrawn():
                     closing = asyncio.create_task(
                         peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
@@ -215,13 +221,12 @@ class TulipsServer:
                 message = wire.decode_client_message(_as_bytes(frame))
             except wire.ProtocolError as exc:
                 bad += 1
-                peer.send(wire.encode(wire.error_message_for(exc)))
-                if bad >= self.config.max_bad_frames:
-                    closing = asyncio.create_task(
-                        peer.flush_and_close(
-                            wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
-                        )
-                    )
+                peer.send(wire.encode(error_for(exc)))
+                code, reason = wire.close_code_for(exc), _close_reason(exc.message)
+                if code is None and bad >= self.config.max_bad_frames:
+                    code, reason = wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
+                if code is not None:  # unsupported_version closes at once (4001)
+                    closing = asyncio.create_task(peer.flush_and_close(code, reason))
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
@@ -235,3 +240,8 @@ def _as_bytes(frame: str | bytes) -> bytes:
             wire.ErrorCode.BAD_FRAME, "frames are binary MessagePack, not text"
         )
     return frame
+
+
+def _close_reason(text: str) -> str:
+    """``text`` cut to fit a close frame's reason (123 bytes of UTF-8)."""
+    return text.encode()[:123].decode(errors="ignore")
