@@ -1,20 +1,22 @@
-"""``tulips-loadtest --crash-soak K``: kill the server K times, lose nothing.
+"""tulips-loadtest --crash-soak K: kill the server K times, lose nothing.
 
-It starts ``python -m server`` on 127.0.0.1 with storage on (``--sync full``)
-in a data directory, and ``--tables`` matches of four SDK players play from
-their prompts. At a random moment it SIGKILLs the server, starts it again on
-the same directory, and every player comes back with its resume token. Before
-anyone acts again, each table asks for the ``replay`` of every match it has
-played in since the last check and checks, seat by seat, that every action the
-server answered ``ok`` to is there, in the order it was played — and that no
-event anyone was sent is missing. Then play goes on, until the next kill.
+It starts a server (python -m server) on 127.0.0.1 with storage on (sync
+full) in a data directory, and --tables matches of four SDK players play
+from their prompts. At a random moment it kills the server with SIGKILL,
+starts it again on the same directory, and every player comes back with its
+resume token. Before anyone acts again, each table asks for the replay of
+every match it has played in since the last check and checks, seat by seat,
+that every action the server answered "ok" to is there, in the order it was
+played, and that no event anyone was sent is missing. Then play goes on,
+until the next kill.
 
-An action sent whose answer never came (the server died first) may or may not
-be there; either is right. An action that is there but that no player sent is
-"unexplained" (the server plays for a seat only after a grace period, set far
-beyond a restart here). The report: kills done, actions acknowledged, actions
-lost (target 0), events lost, matches played, and time. Exit code 1 on any
-loss, unexplained action, or restart that failed. Bounded by ``--duration``.
+An action whose answer never came (the server died first) may be stored or
+not; either is right. A stored action that no player sent is "unexplained"
+(the server plays for a seat only after a grace period, set far beyond a
+restart here). The report: kills done, actions acknowledged, actions lost
+(target 0), events lost, matches played, and time. The exit code is 1 on any
+loss, unexplained action, refused resume token or failed restart. Bounded by
+--duration; talks to 127.0.0.1 only.
 
     tulips-loadtest --crash-soak 100
     tulips-loadtest --crash-soak 5 --tables 2

@@ -1,21 +1,23 @@
-"""``tulips-loadtest --hostile N``: a real server against N hostile frames.
+"""tulips-loadtest --hostile N: a real server against N hostile frames.
 
-It starts ``python -m server`` on 127.0.0.1 (a free port, storage on in a
-temporary directory), warms it up with one bot match, and reads its resident
-memory (``VmRSS``) idle. Then, while ``--matches`` normal matches of four SDK
-players play game after game beside them, it sends at least N frames from
-:class:`~client.hostile_frames.Pool` over many raw connections at once —
-random bytes, cut and mutated messages, MessagePack bombs, deep nesting, huge
-and mistyped fields, text frames, RFC 6455 violations — reconnecting whenever
-the server closes one. Some connections send garbage before ``hello``, some
-flood, some never say anything; a few "non-readers" ask for replay pages and
-match lists with a 4 KiB receive buffer and never read a byte of the answers.
+It starts a server (python -m server) on 127.0.0.1, on a free port, with
+storage on in a temporary directory; warms it up with one bot match; and
+reads its resident memory (VmRSS) idle. Then, while --matches normal matches
+of four SDK players play game after game beside them, it sends at least N
+frames from the hostile frame pool (client/hostile_frames.py) over many raw
+connections at once: random bytes, cut and mutated messages, MessagePack
+bombs, deep nesting, huge and mistyped fields, text frames, RFC 6455
+violations. It reconnects whenever the server closes one. Some connections
+send garbage before hello, some flood, some never say anything; a few
+non-readers ask for replay pages and match lists with a 4 KiB receive
+buffer and never read the answers.
 
 When the frames are sent it lets the normal matches finish their game, waits
 for the server to settle, and prints the server's crashes, the tracebacks in
-its log, its memory idle / peak / after, how many normal matches finished,
-and frames sent per second — each with its target. The exit code is 1 if a
-target is missed. Everything is bounded (``--duration``) and on 127.0.0.1.
+its log, its memory idle, at its peak and after, how many normal matches
+finished, whether a newcomer can still create a match, and frames sent per
+second, each next to its target. The exit code is 1 if a target is missed.
+Everything is bounded (--duration) and talks to 127.0.0.1 only.
 
     tulips-loadtest --hostile 1000000
     tulips-loadtest --hostile 20000 --matches 4 --duration 120

@@ -10,7 +10,8 @@ answering its prompts with a random legal action after --think seconds
     tulips-loadtest --spawn-server --matches 500 --think 1 --duration 60
 
 Two soaks start a server of their own and judge it (exit code 1 on a missed
-target); each has its own flags (``--hostile 1 --help``):
+target); each has flags of its own, which "tulips-loadtest --hostile 1 --help"
+and "tulips-loadtest --crash-soak 1 --help" list:
 
     tulips-loadtest --hostile 1000000   # hostile frames beside normal matches
     tulips-loadtest --crash-soak 100    # SIGKILL and restart; no acknowledged action lost

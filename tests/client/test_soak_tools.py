@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -199,6 +200,18 @@ def test_crash_soak_finds_losses_when_nothing_is_stored(tmp_path: Path) -> None:
     assert report.lost == report.acknowledged
     assert report.tokens_refused == 4
     assert not report.passed
+
+
+@pytest.mark.parametrize("mode", ["--hostile", "--crash-soak"])
+def test_soak_help_is_plain_text(mode: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each soak's --help reads as plain text and names its own flags."""
+    with pytest.raises(SystemExit) as exited:
+        loadtest.main([mode, "1", "--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: tulips-loadtest {mode}")
+    assert re.search(r"`|:[a-z]+:|\*\*", text) is None
+    assert "--duration" in text
 
 
 @pytest.mark.slow
