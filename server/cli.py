@@ -135,6 +135,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         default=defaults.rate_limit,
         help="messages a second one connection may send",
     )
+    parser.add_argument(
+        "--loop",
+        choices=["asyncio", "uvloop"],
+        default=defaults.loop,
+        help="the event loop; uvloop needs pip install 'gift-of-tulips[uvloop]'"
+        " (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -152,6 +159,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         stop_timeout=args.stop_timeout,
+        loop=args.loop,
     )
 
 
@@ -187,6 +195,16 @@ def _raise_fd_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The factory of the event loop called ``name`` (None: asyncio's own).
+    Raises ImportError for uvloop when it is not installed."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
     before it starts (to install hooks: the fault-injecting test runner does)."""
@@ -194,7 +212,15 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:
-        asyncio.run(run(config, setup))
+        loop_factory = _loop_factory(config.loop)
+    except ImportError:
+        logging.getLogger("server").error(
+            "--loop uvloop: uvloop is not installed; pip install 'gift-of-tulips[uvloop]'"
+        )
+        return 2
+    try:
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run(config, setup))
     except StorageError as exc:
         logging.getLogger("server").error("%s", exc)
         return 1

@@ -46,6 +46,8 @@ class ServerConfig:
     keep_finished: int = 50
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
+    #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
+    loop: str = "asyncio"
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""
