@@ -68,9 +68,14 @@ class LoadReport:
     server_cpu: float | None = None
     #: the machine's 1-minute load average when measuring began and ended
     load: tuple[float, float] | None = None
+    #: the run is over and its sessions are being closed
+    closing: bool = False
 
     def error(self, kind: str) -> None:
-        """Count one error of this kind."""
+        """Count one error of this kind (none once the run is tearing down: closing
+        a match's sessions fails the requests still on their way)."""
+        if self.closing:
+            return
         self.errors += 1
         self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
 
@@ -272,6 +277,7 @@ async def run_load(
         report.server_cpu = cpu_after - cpu_before
     report.load = (load_before, os.getloadavg()[0])
     stop.set()
+    report.closing = True
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
