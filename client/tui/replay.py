@@ -111,7 +111,9 @@ async def fetch_record(
                 f"got {page.match!r} from event {page.from_seq}"
             )
         if number == 0:
-            seat = getattr(page, "seat", None)  # a seat's own view (absent from older servers)
+            seat = page.seat  # the requester's own seat's view; None: a spectator's
+        elif page.seat != seat:
+            raise ReplayLoadError(f"the page from event {from_seq} is another seat's view")
         events.extend(page.events)
         if progress is not None:
             progress(len(events))

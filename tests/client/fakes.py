@@ -483,16 +483,33 @@ def short_match() -> list[wire.GameEvent]:
     ]
 
 
+def short_match_as_ada() -> list[wire.GameEvent]:
+    """:func:`short_match` as Ada (seat 0) saw it: her deal, opening and draws."""
+    events = short_match()
+    drawn: dict[int, wire.Card] = {9: "orange-4", 11: "pink-3", 24: "orange-4", 26: "pink-2"}
+    events[1] = wire.CardsDealt(seat=0, cards=("orange-2", "pink-3"))
+    events[6] = wire.OpeningChosen(seat=0, bouquet="orange-2", secret="pink-3")
+    for index, card in drawn.items():
+        draw = events[index]
+        assert isinstance(draw, wire.CardDrawn) and draw.seat == 0
+        events[index] = wire.CardDrawn(seat=0, card=card, deck_count=draw.deck_count)
+    return events
+
+
 def replayed_summary() -> wire.MatchSummary:
     """The lobby's line for :func:`short_match`: finished."""
     return summary("finished", seats=THREE_SEATS, match=REPLAYED, name="Short and sweet")
 
 
 def replay_pages(
-    events: Sequence[wire.GameEvent], match: str = REPLAYED, size: int = 16
+    events: Sequence[wire.GameEvent],
+    match: str = REPLAYED,
+    size: int = 16,
+    seat: int | None = None,
 ) -> Callable[..., wire.ReplayPage | wire.Error]:
     """Answers ``replay`` requests with ``events`` in pages of ``size``, as the
-    server does; another match is ``no_such_match``."""
+    server does (``seat``: the requester's, whose view they are); another
+    match is ``no_such_match``."""
 
     def answer(asked: str, *, join_code: str | None = None, from_seq: int = 1) -> object:
         if asked != match:
@@ -506,6 +523,7 @@ def replay_pages(
             from_seq=from_seq,
             events=page,
             next_seq=from_seq + len(page) if more else None,
+            seat=seat,
         )
 
     return answer  # type: ignore[return-value]

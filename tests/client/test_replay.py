@@ -5,6 +5,7 @@ ticker the test fires by hand: no clock, no timing."""
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +16,7 @@ from textual.pilot import Pilot
 import protocol as wire
 from client.sdk import connect
 from client.tui import i18n
-from client.tui.app import Plan, TulipsApp
+from client.tui.app import Plan, QuickMatch, TulipsApp
 from client.tui.replay import Record, Replay, ReplayLoadError, caption, fetch_record
 from client.tui.screens.final import FinalScreen
 from client.tui.screens.lobby import LobbyScreen
@@ -24,7 +25,7 @@ from client.tui.widgets.bouquets import PlayersPanel
 
 from . import fakes
 from .conftest import Running
-from .driver import until
+from .driver import play_to_the_end, until
 from .screens import running, screen_text, scripted, settle
 
 EVENTS = fakes.short_match()
@@ -113,16 +114,17 @@ def test_the_setup_shows_the_deck_the_first_draw_left_and_no_private_card() -> N
 
 
 def test_a_seats_own_record_shows_its_cards() -> None:
-    """A record in a seat's view: its dealt cards, opening and secret show, folded as live."""
-    own = list(EVENTS)
-    own[1] = wire.CardsDealt(seat=0, cards=("orange-2", "pink-4"))
-    own[6] = wire.OpeningChosen(seat=0, bouquet="orange-2", secret="pink-4")
-    replay = Replay(_record(own, seat=0))
+    """A record in a seat's view: its deal, opening, draws and secret, folded as live."""
+    replay = Replay(_record(fakes.short_match_as_ada(), seat=0))
     replay.go(2)
-    assert replay.state.hand == ("orange-2", "pink-4")
-    assert "You were dealt" in caption(replay.event, replay.names, 0).plain
+    assert replay.state.hand == ("orange-2", "pink-3")
+    assert caption(replay.event, replay.names, 0).plain == "You were dealt ▲O2 ♥K3."
     replay.go(8)
-    assert replay.state.my_secret == ("pink-4",)
+    assert replay.state.my_secret == ("pink-3",) and replay.state.opening == ("orange-2", "pink-3")
+    replay.go(10)
+    assert replay.state.drawn == "orange-4"
+    replay.go(11)
+    assert replay.state.drawn is None
     assert replay.view().spectator is False
 
 
@@ -336,6 +338,22 @@ async def test_from_the_final_scores_and_back() -> None:
         await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores again")
 
 
+async def test_a_player_replays_their_own_seats_view() -> None:
+    """The server sends Ada's own view: her draws and secret card are shown, as "you"."""
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    app, session, _ = _app(fakes.ending(), replay=own)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+        await pilot.press("v")
+        await until(pilot, lambda: _loaded(app), what="the replay")
+        await pilot.press("t", "1", "enter", "right")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "You drew ▲O4." in text and "Yours there: ♥K3" in text
+        assert "As your seat saw it" in text and "Ada (you)" in text
+
+
 async def test_from_the_lobby_the_legend_is_left_out() -> None:
     """A match we did not follow: no festival numbers the server did not send."""
     app, session, _ = _app()
@@ -484,3 +502,30 @@ async def test_a_real_finished_match_loads_every_page_and_ends_in_its_scoring(
         assert replay.state.scoring == ended.event.scoring
         assert "The match is over. Won by" in screen_text(app)
         assert "Maj." not in screen_text(app)  # nobody sent the festival's numbers
+
+
+async def test_a_match_just_played_replays_in_the_players_own_view(server: Running) -> None:
+    """Play a quick match with keys on a real server, then v on the final scores:
+    the server sends our seat's view, our own draws included, down to the same scoring."""
+    app = TulipsApp(
+        Plan(name="Ada", url=server.url, quick=QuickMatch(players=2, strength="easy")),
+        reveal_delay=0,
+    )
+    async with app.run_test(size=(100, 32)) as pilot:
+        await until(pilot, lambda: app.follow.state is not None, what="the deal")
+        await play_to_the_end(pilot, app, random.Random(11))
+        await pilot.press("v")
+        await until(pilot, lambda: _loaded(app), timeout=20, what="the replay")
+        replay = _viewer(app).replay
+        assert replay is not None and replay.record.seat == app.follow.seat == 0
+        own = [e for e in replay.record.events if isinstance(e, wire.CardDrawn) and e.seat == 0]
+        assert own and all(e.card is not None for e in own)  # R25: our own draws, seen
+        others = [e for e in replay.record.events if isinstance(e, wire.CardDrawn) and e.seat == 1]
+        assert others and all(e.card is None for e in others)  # and nobody else's
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.follow.state is not None
+        assert replay.state.scoring == app.follow.state.scoring
+        assert "Maj." in screen_text(app)  # the festival's numbers, from our own snapshot
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")

@@ -58,7 +58,6 @@ _KEYS = (
     ("keyname.updown", "keys.turn_step"),
     ("keyname.t", "keys.goto"),
     ("keyname.space", "keys.play"),
-    ("keyname.speed", "keys.speed"),
     ("keyname.quit", "keys.back"),
 )
 #: actions that need a loaded replay and no turn number being typed
@@ -142,10 +141,7 @@ class ReplayScreen(Screen[None]):
         return self.summary.name if self.summary is not None else self.match
 
     def _title(self) -> None:
-        detail = t("replay.title")
-        if self.replay is not None:
-            detail += " · " + t("replay.position", n=self.replay.position, total=self.replay.total)
-        self.query_one(TitleBar).view = TitleView(where=self._match_name, detail=detail)
+        self.query_one(TitleBar).view = TitleView(where=self._match_name, detail=t("replay.title"))
 
     def _say(self, text: str, style: str = "") -> None:
         panel = self.query_one(ReplayPanel)
@@ -201,7 +197,6 @@ class ReplayScreen(Screen[None]):
         self.query_one(PlayersPanel).rows = view.players
         self.query_one(EventLog).lines = view.log
         self.query_one(ReplayPanel).view = replay.view(self.typing, self.note)
-        self._title()
 
     # -- keys --------------------------------------------------------------------------------
 

@@ -51,8 +51,16 @@ class ReplayPanel(Widget):
         view = self.view
         if view is None:
             return self.message
-        lines: list[RenderableType] = [_where(view), Text(""), view.caption, Text("")]
+        lines: list[RenderableType] = [_where(view), view.caption, Text("")]
         lines.append(_playing(view))
+        lines.append(
+            rich(
+                "replay.more_keys",
+                style="dim",
+                home_end=t("keyname.home_end"),
+                speed=t("keyname.speed"),
+            )
+        )
         if view.note:
             lines.append(Text(view.note, style="bold red"))
         lines.append(Text(""))
