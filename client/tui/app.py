@@ -480,12 +480,15 @@ class TulipsApp(App[int]):
             return
 
         def go(code: str | None) -> None:
-            if code:
-                self._join_codes[event.match] = code
-            if event.how == "join":
-                self.request(lambda s: s.join(event.match, join_code=code))
-            else:
-                self.request(lambda s: s.watch(event.match, join_code=code))
+            async def enter(session: SessionLike) -> None:
+                if event.how == "join":
+                    await session.join(event.match, join_code=code)
+                else:
+                    await session.watch(event.match, join_code=code)
+                if code:  # it worked: the match's replay will need it too
+                    self._join_codes[event.match] = code
+
+            self.request(enter)
 
         if summary.has_join_code:
             self.push_screen(JoinCodeScreen(), lambda code: go(code) if code else None)

@@ -384,6 +384,24 @@ async def test_no_such_match_is_said_clearly() -> None:
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
 
 
+async def test_a_connection_lost_while_loading_is_said() -> None:
+    """The connection drops between two pages: no half replay, a clear message."""
+    serve = fakes.replay_pages(EVENTS)
+
+    def dropping(match: str, *, join_code: str | None = None, from_seq: int = 1) -> object:
+        if from_seq > 1:
+            raise ConnectionError("connection closed (1006)")
+        return serve(match, from_seq=from_seq)
+
+    app, session, _ = _app(replay=dropping)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await _open_from_lobby(pilot, app, fakes.REPLAYED)
+        lost = "The connection was lost"
+        await until(pilot, lambda: lost in screen_text(app), what="the message")
+        assert _viewer(app).replay is None
+
+
 async def test_a_join_code_is_asked_for_when_the_server_wants_one() -> None:
     """First without a code; on bad_join_code the dialog asks, and the code opens it."""
     private = fakes.summary(
@@ -410,6 +428,25 @@ async def test_a_join_code_is_asked_for_when_the_server_wants_one() -> None:
             "tulip",
             "tulip",
         ]
+
+
+async def test_a_join_code_that_let_us_in_is_offered_to_the_replay() -> None:
+    """Watched with a code: the replay asks with it at once, no dialog."""
+    private = fakes.summary(
+        "finished", seats=fakes.THREE_SEATS, match=fakes.REPLAYED, has_join_code=True
+    )
+    joined = wire.Joined(match=fakes.REPLAYED, seat=None, host=False)
+    app, session, _ = _app(watch=lambda *a, **k: joined)
+    session.matches = [private]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await pilot.press("w")
+        await until(pilot, lambda: "join code" in screen_text(app), what="the code dialog")
+        await pilot.press(*"tulip", "enter")
+        await until(pilot, lambda: "tulip" in app._join_codes.values(), what="the watch")
+        app.open_replay(fakes.REPLAYED)
+        await until(pilot, lambda: _loaded(app), what="the replay")
+        assert {kwargs["join_code"] for _, kwargs in _replays(session)} == {"tulip"}
 
 
 async def test_a_wrong_join_code_is_said_and_cancelling_goes_back() -> None:
