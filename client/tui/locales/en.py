@@ -254,6 +254,7 @@ MESSAGES: dict[str, str] = {
     "cli.help.name": "your name at the table",
     "cli.help.lang": "language: en, de or es (default: from the locale)",
     "cli.help.url": "the server, e.g. ws://192.168.1.20:8765",
+    "cli.help.identity_file": "file for this player's resume token (default: the config directory)",
     "cli.bad_url": "not a server address: {url!r} (try ws://HOST:PORT)",
     "cli.bad_name": "a name needs 1 to 40 printable characters",
     "cli.bad_players": "players must be a number from 2 to 6",
