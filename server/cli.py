@@ -1,8 +1,9 @@
 """tulips-server (also python -m server): run a Gift of Tulips server for the LAN.
 
 Players connect to ws://HOST:PORT with "tulips connect" or any client that
-speaks PROTOCOL.md; GET /healthz answers a short JSON status. Ctrl-C or
-SIGTERM stops it cleanly.
+speaks PROTOCOL.md; GET /healthz answers a short JSON status. With --web,
+browsers on the LAN play at http://HOST:WEBPORT too, nothing to install.
+Ctrl-C or SIGTERM stops it cleanly.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import resource
 import signal
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
@@ -23,10 +25,20 @@ from .app import TulipsServer
 from .config import ServerConfig
 from .storage import StorageError
 
+if TYPE_CHECKING:
+    from .web import WebFront
+
 __all__ = ["Setup", "main", "parse_args", "run"]
 
 #: Called with the server before it starts.
 Setup = Callable[[TulipsServer], None]
+
+#: ``--web`` without a port: the one after the game's default port.
+WEB_PORT = 8766
+
+
+class WebUnavailable(Exception):
+    """``--web`` was asked for, but the browser front cannot start."""
 
 
 def _number(text: str, kind: type[int] | type[float]) -> float:
@@ -130,6 +142,23 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         " already accepted; one not stored by then was never acknowledged",
     )
     parser.add_argument(
+        "--web",
+        type=_port,
+        nargs="?",
+        const=WEB_PORT,
+        default=None,
+        metavar="PORT",
+        help=f"also serve the game to browsers on PORT (default {WEB_PORT}): each tab"
+        " runs the terminal client as its own player (needs the [web] extra)",
+    )
+    parser.add_argument(
+        "--web-max-sessions",
+        type=_positive_int,
+        default=defaults.web_max_sessions,
+        metavar="N",
+        help="browser tabs playing at once; each is a client process (default: %(default)s)",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
@@ -152,6 +181,8 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         stop_timeout=args.stop_timeout,
+        web_port=args.web,
+        web_max_sessions=args.web_max_sessions,
     )
 
 
@@ -161,13 +192,40 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
     if setup is not None:
         setup(server)
     await server.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    logging.getLogger("server").info("shutting down")
-    await server.stop()
+    web = None
+    try:
+        if config.web_port is not None:
+            web = await _start_web(config, server.port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        logging.getLogger("server").info("shutting down")
+    finally:
+        if web is not None:  # browser players first: their clients leave the game server
+            await web.stop()
+        await server.stop()
+
+
+async def _start_web(config: ServerConfig, game_port: int) -> WebFront:
+    """Start the browser front next to the game server on ``game_port``."""
+    try:
+        from .web import WebError, WebFront  # aiohttp and textual-serve: only with --web
+    except ModuleNotFoundError as exc:
+        raise WebUnavailable(f"--web needs {exc.name}: pip install 'gift-of-tulips[web]'") from None
+    assert config.web_port is not None
+    web = WebFront(
+        host=config.host,
+        port=config.web_port,
+        game_port=game_port,
+        max_sessions=config.web_max_sessions,
+    )
+    try:
+        await web.start()
+    except WebError as exc:
+        raise WebUnavailable(str(exc)) from None
+    return web
 
 
 def tune_gc() -> None:
@@ -195,7 +253,7 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     tune_gc()
     try:
         asyncio.run(run(config, setup))
-    except StorageError as exc:
+    except (StorageError, WebUnavailable) as exc:
         logging.getLogger("server").error("%s", exc)
         return 1
     except OSError as exc:

@@ -46,6 +46,10 @@ class ServerConfig:
     keep_finished: int = 50
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
+    #: ``--web``: the port that serves the terminal client to browsers; None: no browsers
+    web_port: int | None = None
+    #: browser sessions at once (each runs one client process)
+    web_max_sessions: int = 8
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""
