@@ -2,15 +2,26 @@
 request to the lobby, which owns the rooms.
 
 One task per connection: hello under a timeout, then ``async for`` the
-frames — decode, rate-limit, dispatch — with one logged top-level ``except``
+frames — rate-limit, decode, dispatch — with one logged top-level ``except``
 that closes with 1011, and the player's seat released in ``finally``.
 ``GET /healthz`` on the same port answers a short JSON status.
+
+No one client can hurt the server: the handshake refuses web pages from
+origins the operator has not allowed (403) and an address's connections past
+its cap (429); every frame a connection sends, good or bad, spends a token of
+its own bucket, and a connection out of tokens is simply not read until it
+has one again, so each connection gets its fair share and a flooder is slowed
+by TCP itself; what is held for a client that does not read is bounded in
+bytes (:mod:`server.peer`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import ctypes
 import http
+import ipaddress
 import json
 import logging
 import os
@@ -27,11 +38,11 @@ import protocol as wire
 
 from .config import ServerConfig
 from .lobby import Lobby
-from .peer import Peer
-from .ratelimit import TokenBucket
+from .peer import Peer, TulipsConnection
+from .ratelimit import Pacer
 from .storage import Storage
 
-__all__ = ["TulipsServer", "memory_bytes"]
+__all__ = ["TulipsServer", "memory_bytes", "release_memory"]
 
 log = logging.getLogger("server")
 
@@ -43,6 +54,29 @@ def memory_bytes() -> int:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):  # not Linux: the peak is the best we have
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _find_malloc_trim() -> Any:
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+_MALLOC_TRIM = _find_malloc_trim()
+#: Bytes a closed connection must have held for its memory to be worth handing back.
+_WORTH_RELEASING = 64 * 1024
+
+
+def release_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``).
+
+    glibc keeps the heap it grew for a burst of large buffers — clients that
+    stopped reading, each held to its budget — until told to give it back;
+    elsewhere this does nothing.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 class TulipsServer:
@@ -57,8 +91,11 @@ class TulipsServer:
             lobby = Lobby(config, storage=storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
+        #: connections past the handshake's checks whose socket is still open, by address
+        self.addresses: collections.Counter[str] = collections.Counter()
         self.started = time.monotonic()
         self._server: Server | None = None
+        self._release: asyncio.TimerHandle | None = None
 
     @property
     def port(self) -> int:
@@ -76,7 +113,11 @@ class TulipsServer:
             process_request=self._http,
             compression=None,  # LAN-sized frames: deflate costs more memory than it saves
             max_size=wire.MAX_FRAME_BYTES,
-            max_queue=16,
+            # Frames read ahead of the one being handled: a client held back by its
+            # rate limit fills these, then TCP stops it (at most 4 x 64 KiB each).
+            max_queue=4,
+            close_timeout=self.config.close_timeout,
+            create_connection=TulipsConnection,
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
             open_timeout=self.config.hello_timeout,
@@ -106,6 +147,9 @@ class TulipsServer:
         )
         await self._server.wait_closed()
         await self.lobby.close()
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
         self._server = None
 
     async def serve_forever(self) -> None:
@@ -122,6 +166,7 @@ class TulipsServer:
             "matches": len(self.lobby.rooms),
             "running": self.lobby.running_count(),
             "connections": len(self.peers),
+            "outbound_bytes": sum(peer.held for peer in self.peers),
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
@@ -139,14 +184,61 @@ class TulipsServer:
                 http.HTTPStatus.NOT_FOUND,
                 "Gift of Tulips: use a WebSocket client, or GET /healthz\n",
             )
-        if len(self.peers) >= self.config.max_connections:
-            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
+        refusal = self._refusal(connection, request)
+        if refusal is not None:
+            return refusal
+        self._admit(connection)
         return None
+
+    def _refusal(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Why this WebSocket handshake is refused, as an HTTP response; None to accept."""
+        origins = request.headers.get_all("Origin")
+        if origins and (len(origins) > 1 or not self._origin_allowed(origins[0])):
+            log.info("refused a web page's connection from origin %r", origins[0][:100])
+            return connection.respond(
+                http.HTTPStatus.FORBIDDEN,
+                "this server does not take connections from this web page "
+                "(its operator can allow it with --allow-origin)\n",
+            )
+        if self.addresses.total() >= self.config.max_connections:
+            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
+        address = _address(connection)
+        if self.addresses[address] >= self.config.max_connections_per_address and (
+            self.config.limit_loopback or not _is_loopback(address)
+        ):
+            log.warning("refused a connection from %s: it holds too many already", address)
+            return connection.respond(
+                http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+            )
+        return None
+
+    def _origin_allowed(self, origin: str) -> bool:
+        allowed = self.config.allowed_origins
+        return "*" in allowed or _origin_key(origin) in {_origin_key(o) for o in allowed}
+
+    def _admit(self, connection: ServerConnection) -> None:
+        """Count the connection against its address until its socket closes."""
+        address = _address(connection)
+        self.addresses[address] += 1
+
+        def release(_: object) -> None:
+            self.addresses[address] -= 1
+            if self.addresses[address] <= 0:
+                del self.addresses[address]
+
+        # Set once, when the socket is gone: whether the handshake then succeeds or not.
+        connection.connection_lost_waiter.add_done_callback(release)
 
     # -- WebSocket ----------------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
-        peer = Peer(connection, self.config.max_outbox)
+        config = self.config
+        peer = Peer(
+            connection,
+            config.max_outbox_bytes,
+            write_timeout=config.write_timeout,
+            close_timeout=config.close_timeout,
+        )
         self.peers.add(peer)
         try:
             if await self._hello(peer):
@@ -155,18 +247,26 @@ class TulipsServer:
             pass
         except Exception:
             log.exception("connection %r failed", peer)
-            await connection.close(wire.CloseCode.INTERNAL_ERROR, "internal error")
+            peer.close(wire.CloseCode.INTERNAL_ERROR, "internal error")
         finally:
             self.peers.discard(peer)
             self.lobby.disconnect(peer)
             peer.stop()
+            await peer.finish()  # bounded: a client that never reads is cut off
+            if peer.peak > _WORTH_RELEASING and self._release is None:
+                self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
+
+    def _release_memory(self) -> None:
+        """A while after clients that held large buffers left (once for a whole wave)."""
+        self._release = None
+        release_memory()
 
     async def _hello(self, peer: Peer) -> bool:
         """Read the hello; answer welcome, or an error and a close."""
         try:
             frame = await asyncio.wait_for(peer.connection.recv(), self.config.hello_timeout)
         except TimeoutError:
-            await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
+            await peer.flush_and_close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
             return False
         message: wire.ClientMessage | None = None
         try:
@@ -178,55 +278,67 @@ class TulipsServer:
             request_id = getattr(message, "id", None)
             peer.send(wire.encode(wire.error_message_for(exc, request_id)))
             code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
-            await peer.flush_and_close(code, exc.message[:120])
+            await peer.flush_and_close(code, exc.message)  # cut to fit by the peer
             return False
         peer.send(wire.encode(answer))
         self.lobby.after_welcome(peer)
         return True
 
     async def _serve(self, peer: Peer) -> None:
-        bucket = TokenBucket(self.config.rate_limit, self.config.rate_burst)
+        pacer = Pacer(self.config.rate_limit, self.config.rate_burst)
         bad = 0
-        closing: asyncio.Task[None] | None = None
         async for frame in peer.connection:
-            # Frames already received are handed over without a pause: yield, so the
-            # writer drains this client's answers and other connections get their turn.
-            await asyncio.sleep(0)
-            if closing is not None:
-                # Closing: read on and drop what comes, or a flooder's unread frames
-                # would stall the close handshake (returning would close with 1000).
-                continue
-            if not bucket.take():
-                peer.send(
-                    wire.encode(
-                        wire.error_message_for(
-                            wire.ProtocolError(
-                                wire.ErrorCode.RATE_LIMITED, "too many messages; slow down"
-                            )
-                        )
-                    )
-                )
-                if bucket.overdrawn():
-                    closing = asyncio.create_task(
-                        peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
-                    )
-                continue
+            if peer.closing:  # being closed (replaced, too slow): what it sends is moot
+                return
+            peer.received += 1
+            if not await pacer.admit():  # every frame counts, good or bad
+                peer.send(wire.encode(wire.error_message_for(_FLOODING)))
+                # Read no more: parsing the backlog of a flood to find its close
+                # frame would cost more than letting the close time out.
+                await peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
+                return
             try:
                 message = wire.decode_client_message(_as_bytes(frame))
             except wire.ProtocolError as exc:
                 bad += 1
                 peer.send(wire.encode(wire.error_message_for(exc)))
                 if bad >= self.config.max_bad_frames:
-                    closing = asyncio.create_task(
-                        peer.flush_and_close(
-                            wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
-                        )
+                    await peer.flush_and_close(
+                        wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
                     )
+                    return
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-        if closing is not None:
-            await closing
+
+
+_FLOODING = wire.ProtocolError(
+    wire.ErrorCode.RATE_LIMITED, "too many messages for too long; closing the connection"
+)
+
+
+def _address(connection: ServerConnection) -> str:
+    """The client's IP address, an IPv4-mapped IPv6 address written as IPv4."""
+    host = str(connection.remote_address[0]) if connection.remote_address else "?"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def _origin_key(origin: str) -> str:
+    """An origin as compared: scheme and host are case-insensitive, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

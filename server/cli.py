@@ -10,6 +10,7 @@ import math
 import os
 import resource
 import signal
+import urllib.parse
 from pathlib import Path
 
 import platformdirs
@@ -55,6 +56,17 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
+
+
+def _origin(text: str) -> str:
+    if text == "*":
+        return text
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(
+            f"an origin is * or http(s)://host[:port], as a browser sends it; got {text!r}"
+        )
+    return text
 
 
 def parse_args(argv: list[str] | None = None) -> ServerConfig:
@@ -105,7 +117,28 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
-        help="messages a second one connection may send",
+        help="frames a second one connection may send, in bursts of up to twice that; "
+        "every frame counts, good or bad. Past it the server reads that connection more "
+        "slowly; one that keeps on is closed (4008)",
+    )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=_positive_int,
+        default=defaults.max_connections_per_address,
+        metavar="N",
+        help="connections one address may hold at once; more are refused with HTTP 429 "
+        "(default: %(default)s). Loopback (127.0.0.1, ::1) is not limited, so that "
+        "tulips-loadtest can run on the server's own machine",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        type=_origin,
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a web page origin allowed to connect, e.g. http://tulips.lan:8080 (repeat "
+        "for more; * allows every page). Browsers send their page's origin: any other is "
+        "refused with HTTP 403. Programs that send no Origin are never refused",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -123,6 +156,8 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
+        max_connections_per_address=args.max_connections_per_address,
+        allowed_origins=tuple(args.allow_origin),
     )
 
 
