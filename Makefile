@@ -36,7 +36,7 @@ slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: $(STAMP)
-	$(BIN)/python -m engine.bench
+	$(BIN)/python -m engine.tools.bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,4 +1,4 @@
-"""``tulips-bot``: seat a bot in a match on any server, from any machine.
+"""tulips-bot: seat a bot in a match on any server, from any machine.
 
 tulips-bot ws://192.168.1.20:8765 --match a1b2c3d4 --strategy medium
 """

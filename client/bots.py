@@ -1,13 +1,14 @@
 """The bot kit: write a bot as a function, or subclass :class:`Bot`.
 
 A strategy receives what the server sent this seat — the snapshot's
-``state`` (the seat's own view, R24–R25) and the prompt's legal actions — and
-returns one of those actions. It never needs the rules engine::
+``state`` (the seat's own view, R24–R25) and the prompt's options (each legal
+action with the points the server says it scores at once, :mod:`client.options`)
+— and returns one of those actions. It never needs the rules engine::
 
-    def always_keep(state, actions, rng):
-        return next((a for a in actions if isinstance(a, wire.Keep)), actions[0])
+    def greedy(state, options, rng):
+        return max(options, key=lambda o: o.points or 0).action
 
-    asyncio.run(run_bot("ws://host:8765", always_keep, match="a1b2c3d4"))
+    asyncio.run(run_bot("ws://host:8765", greedy, match="a1b2c3d4"))
 
 Two strategies come with the kit: ``random`` and ``medium`` (the most points
 now, with an eye on the majorities). The server's own bots, which search with
@@ -21,114 +22,112 @@ from collections.abc import Callable, Sequence
 
 import protocol as wire
 
+from .options import Option, options
 from .sdk import ConnectionLost, Session
 
 __all__ = [
     "STRATEGIES",
     "Bot",
+    "Option",
     "Strategy",
-    "immediate_points",
     "medium_strategy",
     "random_strategy",
     "run_bot",
 ]
 
-Strategy = Callable[[wire.State, Sequence[wire.Action], random.Random], wire.Action]
-
-_UNRANKED = 3
+Strategy = Callable[[wire.State, Sequence[Option], random.Random], wire.Action]
 
 
 def random_strategy(
-    state: wire.State, actions: Sequence[wire.Action], rng: random.Random
+    state: wire.State, options: Sequence[Option], rng: random.Random
 ) -> wire.Action:
     """Any legal action, uniformly at random."""
-    return rng.choice(list(actions))
+    return rng.choice(list(options)).action
 
 
-def _colour_and_value(card: str) -> tuple[str, int]:
-    colour, _, value = card.partition("-")
-    return colour, int(value)
-
-
-def _rank(state: wire.State, colour: str) -> int:
-    ranking = list(state.ranking)
-    return ranking.index(colour) if colour in ranking else _UNRANKED
-
-
-def immediate_points(state: wire.State, action: wire.Action) -> int:
-    """What ``action`` scores at once, from the festival cards' points (R14, R15)."""
-    if state.drawn is None:
-        return 0
-    colour, value = _colour_and_value(state.drawn)
-    rank = _rank(state, colour)
-    if isinstance(action, wire.Keep):
-        return state.points.bouquet[rank]
-    if isinstance(action, wire.Give):
-        return state.points.giving_bonus[rank] + value
-    return 0
+def _secret_value(option: Option) -> int:
+    """The value of the card an opening option puts face down."""
+    action = option.action
+    assert isinstance(action, wire.Opening)
+    return wire.card_value(action.secret)
 
 
 def _majority_pull(state: wire.State, seat: int, colour: str, to_seat: int | None) -> float:
-    """A rough worth of one more card of ``colour`` in a bouquet, for majorities."""
-    rank = _rank(state, colour)
+    """A rough worth of one more card of ``colour`` in a bouquet, for majorities:
+    a quarter of the first majority of the colour's rank, when the card makes or
+    keeps a lead (ranks without majority points, and unranked colours, count 0)."""
+    if colour not in state.ranking:
+        return 0.0
+    rank = state.ranking.index(colour)
     if rank >= len(state.points.majority):
         return 0.0
-    counts = [sum(c.startswith(colour + "-") for c in s.bouquet) for s in state.seats]
+    counts = [sum(wire.card_colour(c) == colour for c in s.bouquet) for s in state.seats]
     target = seat if to_seat is None else to_seat
     best_other = max(n for i, n in enumerate(counts) if i != target) if len(counts) > 1 else 0
-    close = counts[target] + 1 >= best_other  # the card makes or keeps a lead
+    close = counts[target] + 1 >= best_other
     return state.points.majority[rank][0] / 4 if close else 0.0
 
 
 def medium_strategy(
-    state: wire.State, actions: Sequence[wire.Action], rng: random.Random
+    state: wire.State, options: Sequence[Option], rng: random.Random
 ) -> wire.Action:
-    """The most points now, plus a simple view of majorities: keeping a card
-    in a colour you could lead is worth more, giving one to a rival less."""
+    """The most points now (as the prompt says), plus a simple view of
+    majorities: keeping a card in a colour you could lead is worth more,
+    giving one to a rival less. The opening hides the lower card."""
     seat = state.active if state.active is not None else 0
-    if isinstance(actions[0], wire.Opening):
-        return min(actions, key=lambda a: _colour_and_value(a.secret)[1])  # type: ignore[union-attr]
-    colour = _colour_and_value(state.drawn)[0] if state.drawn else ""
+    if isinstance(options[0].action, wire.Opening):
+        return min(options, key=_secret_value).action
+    colour = wire.card_colour(state.drawn) if state.drawn else ""
 
-    def worth(action: wire.Action) -> float:
-        points = float(immediate_points(state, action))
+    def worth(option: Option) -> float:
+        points = float(option.points or 0)
+        action = option.action
         if isinstance(action, wire.Keep):
             points += _majority_pull(state, seat, colour, None)
         elif isinstance(action, wire.Give):
             points -= _majority_pull(state, seat, colour, action.to_seat)
         return points + rng.random() * 1e-3
 
-    return max(actions, key=worth)
+    return max(options, key=worth).action
 
 
 STRATEGIES: dict[str, Strategy] = {"random": random_strategy, "medium": medium_strategy}
 
 
 class Bot:
-    """Plays one seat: on each prompt, a fresh snapshot and :meth:`decide`."""
+    """Plays one seat: on each prompt, the state at that prompt and :meth:`decide`."""
 
     def __init__(self, strategy: Strategy | None = None, seed: int | None = None) -> None:
         self.strategy = strategy
         self.rng = random.Random(seed)
 
-    def decide(self, state: wire.State, actions: Sequence[wire.Action]) -> wire.Action:
-        """Choose one of ``actions``; override this, or pass a strategy."""
+    def decide(self, state: wire.State, options: Sequence[Option]) -> wire.Action:
+        """Choose the action of one of ``options``; override this, or pass a strategy."""
         if self.strategy is None:
             raise NotImplementedError("pass a strategy or override decide()")
-        return self.strategy(state, actions, self.rng)
+        return self.strategy(state, options, self.rng)
 
     async def play(self, session: Session) -> wire.Scoring | None:
-        """Answer prompts until the match ends; return its final scoring."""
+        """Answer prompts until the match ends; return its final scoring.
+
+        A prompt is answered with the snapshot of the same ``seq`` (asked for
+        with ``sync`` when the last one is older). When the snapshot has moved
+        on, the prompt is stale: the server follows the snapshot with a fresh
+        prompt if the seat must still act, and that one is answered."""
         answered = -1
+        snapshot: wire.Snapshot | None = None
         async for message in session:
-            if isinstance(message, wire.Prompt):
+            if isinstance(message, wire.Snapshot):
+                snapshot = message
+            elif isinstance(message, wire.Prompt):
                 if message.seq <= answered:
                     continue  # sent before our last decision (a sync re-sends the prompt)
-                snapshot = await session.sync()
-                answered = snapshot.seq
-                if snapshot.state.legal_actions:
-                    state = snapshot.state
-                    await session.act(self.decide(state, state.legal_actions))
+                if snapshot is None or snapshot.seq != message.seq:
+                    snapshot = await session.sync()
+                if snapshot.seq != message.seq:
+                    continue  # stale: the prompt that follows the snapshot is the current one
+                answered = message.seq
+                await session.act(self.decide(snapshot.state, options(message)))
             elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                 return message.event.scoring
             elif isinstance(message, ConnectionLost) and not session.reconnect:

@@ -1,10 +1,10 @@
-"""``tulips-loadtest``: many concurrent matches of SDK clients against a server.
+"""tulips-loadtest: many concurrent matches of SDK clients against a server.
 
-Each match is ``--players`` SDK sessions in one match (no server bots), each
-answering its prompts with a random legal action after ``--think`` seconds
+Each match is --players SDK sessions in one match (no server bots), each
+answering its prompts with a random legal action after --think seconds
 (0: flat out). It reports completed matches/s, actions/s, the latency from an
-``act`` sent to the server's ``ok``, errors, and the server's memory from
-``/healthz`` (before the clients connect and while all are connected).
+"act" sent to the server's "ok", errors, and the server's memory from
+/healthz (before the clients connect and while all are connected).
 
     tulips-loadtest ws://127.0.0.1:8765 --matches 50 --think 0 --duration 20
     tulips-loadtest --spawn-server --matches 500 --think 1 --duration 60

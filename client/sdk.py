@@ -113,6 +113,7 @@ class Session:
         self._pending: dict[int, asyncio.Future[wire.ServerMessage]] = {}
         self._ids = itertools.count(1)
         self._reader: asyncio.Task[None] | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
         self._closed = False
 
     # -- connection life ------------------------------------------------------------------
@@ -136,6 +137,9 @@ class Session:
         except (ConnectionClosed, TimeoutError, wire.ProtocolError) as exc:
             await connection.close()
             raise ConnectError(f"{self.url} did not welcome us: {exc}") from None
+        except asyncio.CancelledError:  # closed while saying hello: leave nothing open
+            await asyncio.shield(connection.close())
+            raise
         if isinstance(answer, wire.Error):
             await connection.close()
             raise ConnectError(
@@ -152,14 +156,17 @@ class Session:
         return answer
 
     async def close(self) -> None:
-        """Close for good (no reconnect)."""
+        """Close for good: no reconnect, and nothing this session started runs on."""
         self._closed = True
+        for task in (self._reconnecting, self._reader):
+            if task is not None:
+                task.cancel()
         if self._connection is not None:
             await self._connection.close()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+        for task in (self._reconnecting, self._reader):
+            if task is not None and task is not asyncio.current_task():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         self._fail_pending("session closed")
         self._inbox.put_nowait(None)
 
@@ -199,13 +206,16 @@ class Session:
             self._inbox.put_nowait(None)
             return
         self._inbox.put_nowait(ConnectionLost(reason))
-        asyncio.get_running_loop().create_task(self._reconnect())
+        self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
 
     async def _reconnect(self) -> None:
         delay = 0.2
         while not self._closed:
             try:
                 await self.open()
+                if self._closed and self._connection is not None:  # closed meanwhile
+                    await self._connection.close()
+                    return
             except ConnectError as exc:
                 log.info("reconnect failed: %s; next try in %.1f s", exc, delay)
                 await asyncio.sleep(delay)

@@ -1,9 +1,16 @@
-"""The rules of Gift of Tulips (shared/RULES.md) as a pure, deterministic
+"""The rules of Gift of Tulips (docs/RULES.md) as a pure, deterministic
 state machine: no I/O, no clock, no global randomness.
 
 Start with :meth:`Match.new`, ask :meth:`Match.legal_actions`, play with
 :meth:`Match.apply`, and let :func:`observe` and :func:`project_event` decide
-what each seat may see.
+what each seat may see; :func:`action_points` says what an action scores at
+once (R14–R17).
+
+The modules at this level are the rules and nothing else: cards and actions,
+the ruleset (R30), the match, its events, the observation (the one door for
+hidden information, R24–R26), scoring and the match record. Built on them,
+and never imported by them: the bots in :mod:`engine.bots` and the
+command-line tools in :mod:`engine.tools`.
 """
 
 from __future__ import annotations
@@ -22,7 +29,14 @@ from .events import Event
 from .match import Match, Phase, SecretCard
 from .observation import Observation, SeatView, observe, project_event
 from .ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset, ruleset_from_mapping
-from .scoring import FinalScoring, MajorityPlace, MajorityResult, PlayerScore, TieBreak
+from .scoring import (
+    FinalScoring,
+    MajorityPlace,
+    MajorityResult,
+    PlayerScore,
+    TieBreak,
+    action_points,
+)
 
 __all__ = [
     "COLOURS",
@@ -52,6 +66,7 @@ __all__ = [
     "TieBreak",
     "TurnAction",
     "UnknownSeat",
+    "action_points",
     "all_cards",
     "load_ruleset",
     "observe",

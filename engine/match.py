@@ -15,7 +15,9 @@ Invariants:
 from __future__ import annotations
 
 import enum
+import itertools
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,11 +41,9 @@ from .events import (
     TurnStarted,
 )
 from .ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, RulesetError
-from .scoring import FinalScoring, final_scoring
+from .scoring import FinalScoring, action_points, final_scoring
 
 __all__ = ["Match", "Phase", "SecretCard"]
-
-UNRANKED = 3  # R7: an unranked colour scores as 4th for keeping and giving
 
 
 class Phase(enum.Enum):
@@ -101,6 +101,11 @@ _LEGAL: dict[int, dict[TurnAction | None, tuple[tuple[Action, ...], ...]]] = {
 }
 
 
+#: a generator without Random.__init__, which would seed it from the OS (~12 µs)
+#: only for clone() to overwrite its state at once
+_new_random = random.Random.__new__
+
+
 class Match:
     """One game of Gift of Tulips for 2 to 6 seats, numbered from 0."""
 
@@ -119,7 +124,6 @@ class Match:
         "_openings",
         "_phase",
         "_placed_secret",
-        "_rank",
         "_ranking",
         "_removed",
         "_revealed",
@@ -140,7 +144,7 @@ class Match:
     # -- construction ---------------------------------------------------------------
 
     def __init__(self, ruleset: Ruleset, players: int, seed: int, first_seat: int) -> None:
-        """Use :meth:`new` or :meth:`from_deal`; this sets up an empty table."""
+        """Use :meth:`new`, :meth:`from_deal` or :meth:`assemble`; this sets up an empty table."""
         ruleset.check_players(players)
         if not 0 <= first_seat < players:
             raise RulesetError("first_seat", f"must be a seat from 0 to {players - 1}")
@@ -148,7 +152,8 @@ class Match:
         self.players = players
         self.seed = seed
         self.first_seat = first_seat
-        #: True for a match built by :meth:`from_deal`, which its seed cannot rebuild
+        #: True for a match built by :meth:`from_deal` or :meth:`assemble`, which its
+        #: seed cannot rebuild
         self.dealt = False
         self._rng = random.Random(seed)
         self._phase = Phase.OPENING
@@ -157,7 +162,6 @@ class Match:
         self._festival: list[Card] = []
         self._totals: dict[Colour, int] = dict.fromkeys(COLOURS, 0)
         self._ranking: list[Colour] = []
-        self._rank: dict[Colour, int] = dict.fromkeys(COLOURS, UNRANKED)
         self._secret: list[SecretCard] = []
         #: by seat, every card that seat put face down, revealed or not (R25)
         self._placed_secret: list[list[Card]] = [[] for _ in range(players)]
@@ -253,6 +257,185 @@ class Match:
         )
         return match
 
+    @classmethod
+    def assemble(
+        cls,
+        *,
+        ruleset: Ruleset,
+        players: int,
+        seed: int,
+        first_seat: int,
+        phase: Phase,
+        turn: int,
+        festival: Sequence[Card],
+        ranking: Sequence[Colour],
+        bouquets: Sequence[Sequence[Card]],
+        keeping: Sequence[int],
+        giving: Sequence[int],
+        hands: Sequence[Sequence[Card]],
+        openings: Sequence[Card | None],
+        secret: Sequence[SecretCard],
+        deck: Sequence[Card],
+        removed: Sequence[Card],
+        active: int | None = None,
+        used: TurnAction | None = None,
+        drawn: Card | None = None,
+    ) -> Match:
+        """A match in the middle of its game, from every part of its state: what a
+        bot's determinisation builds (``engine.bots.determinize``), and tests.
+
+        ``festival`` lists the face-up cards in the order placed, the two
+        starting cards first, 1st then 2nd (R10); ``ranking`` the ranked
+        colours, 1st first (R7). ``hands`` are the two cards dealt to each seat
+        and ``openings`` the one each put face down, None while undecided
+        (R11). ``secret`` is the secret festival with each card's owner, the
+        opening cards included (R9). ``deck`` lists the cards to be drawn,
+        first drawn first. During a turn, ``active`` is the seat that must act,
+        ``used`` the action its first card used (None before it) and ``drawn``
+        the card it must place (R13).
+
+        The colours' totals (R6) and the cards each seat put face down are
+        worked out from these; the rest is checked against the rules that tie
+        the parts together, and a part that breaks one raises
+        :class:`~engine.ruleset.RulesetError` naming it. The match has no
+        history and ``dealt`` is True, since no seed rebuilds it; ``seed``
+        drives only the end-of-game reveal (R19).
+        """
+        match = cls(ruleset, players, seed, first_seat)
+        match.dealt = True
+        for name, part in (
+            ("bouquets", bouquets),
+            ("keeping", keeping),
+            ("giving", giving),
+            ("hands", hands),
+            ("openings", openings),
+        ):
+            if len(part) != players:
+                raise RulesetError(name, f"needs one entry for each of {players} seats")
+        if any(len(hand) != HAND_SIZE for hand in hands):
+            raise RulesetError("hands", f"needs {HAND_SIZE} cards for each seat (R11)")
+        for hand, hidden in zip(hands, openings, strict=True):
+            if hidden is not None and hidden not in hand:
+                raise RulesetError("openings", f"{hidden} is not one of the cards dealt (R11)")
+        if min(keeping) < 0 or min(giving) < 0:
+            raise RulesetError("keeping", "points are never negative (R17)")
+        match._lay_festival(festival, ranking)
+        match._phase = phase
+        match._turn = turn
+        match._bouquets = [list(bouquet) for bouquet in bouquets]
+        match._keeping = list(keeping)
+        match._giving = list(giving)
+        match._openings = [None if c is None else Action.opening(c) for c in openings]
+        match._secret = list(secret)
+        placed = match._placed_secret
+        for entry in secret:
+            if not 0 <= entry.owner < players:
+                raise RulesetError("secret", f"owner {entry.owner!r} is not a seat")
+            placed[entry.owner].append(entry.card)
+        match._deck = list(reversed(deck))
+        match._removed = list(removed)
+        if phase is Phase.OPENING:
+            match._assemble_opening(hands, turn, active, used, drawn)
+        elif phase is Phase.TURN:
+            match._assemble_turn(hands, turn, active, used, drawn)
+        else:
+            raise RulesetError("phase", "a match is assembled before its end: OPENING or TURN")
+        events: list[Event] = [
+            FestivalStarted(tuple(festival[:2]), tuple(c.colour for c in festival[:2]), first_seat)
+        ]
+        events.extend(CardsDealt(seat, tuple(hand)) for seat, hand in enumerate(hands))
+        match._setup_events = tuple(events)
+        match._check_copies(hands if phase is Phase.OPENING else ())
+        return match
+
+    def _lay_festival(self, festival: Sequence[Card], ranking: Sequence[Colour]) -> None:
+        """:meth:`assemble`'s festival: the totals, and a ranking that agrees with them."""
+        if len(festival) < 2 or festival[0].colour is festival[1].colour:
+            raise RulesetError("festival", "starts with two cards of different colours (R10)")
+        totals = self._totals
+        for card in festival:
+            totals[card.colour] += card.value
+        if len(set(ranking)) != len(ranking) or set(ranking) != {c.colour for c in festival}:
+            raise RulesetError("ranking", "ranks every colour in the festival once (R7)")
+        for higher, lower in itertools.pairwise(ranking):
+            if totals[higher] < totals[lower]:
+                raise RulesetError("ranking", f"{higher.value} ranks above a higher total (R8)")
+        self._festival = list(festival)
+        self._ranking = list(ranking)
+
+    def _assemble_opening(
+        self,
+        hands: Sequence[Sequence[Card]],
+        turn: int,
+        active: int | None,
+        used: TurnAction | None,
+        drawn: Card | None,
+    ) -> None:
+        """:meth:`assemble` during the opening choice (R11)."""
+        if turn != 0 or active is not None or used is not None or drawn is not None:
+            raise RulesetError("phase", "no turn has started during the opening choice (R11)")
+        if all(choice is not None for choice in self._openings):
+            raise RulesetError("openings", "every seat has chosen: the opening is over (R11)")
+        if self._secret or any(self._bouquets) or any(self._keeping) or any(self._giving):
+            raise RulesetError("bouquets", "nothing is placed or scored before the reveal (R11)")
+        if not self._deck:
+            raise RulesetError("deck", "needs at least one card to draw")
+        self._hands = [
+            tuple(hand) if choice is None else None
+            for hand, choice in zip(hands, self._openings, strict=True)
+        ]
+
+    def _assemble_turn(
+        self,
+        hands: Sequence[Sequence[Card]],
+        turn: int,
+        active: int | None,
+        used: TurnAction | None,
+        drawn: Card | None,
+    ) -> None:
+        """:meth:`assemble` during a turn (R13): the opening choices are revealed."""
+        if turn < 1:
+            raise RulesetError("turn", "turns are counted from 1")
+        if active is None or not 0 <= active < self.players:
+            raise RulesetError("active", f"must be a seat from 0 to {self.players - 1}")
+        if used not in _TURN_KINDS:
+            raise RulesetError("used", f"expected a TurnAction or None, got {used!r}")
+        if drawn is None:
+            raise RulesetError("drawn", "the active seat has drawn a card to place (R13)")
+        for seat, (hand, choice) in enumerate(zip(hands, self._openings, strict=True)):
+            if choice is None:
+                raise RulesetError("openings", "every seat has chosen before the turns (R11)")
+            bouquet_card = hand[1] if hand[0] == choice.secret else hand[0]
+            placed = self._placed_secret[seat]
+            if not placed or placed[0] != choice.secret:
+                raise RulesetError("secret", f"seat {seat}'s first face-down card is its opening")
+            if not self._bouquets[seat] or self._bouquets[seat][0] != bouquet_card:
+                raise RulesetError("bouquets", f"seat {seat}'s bouquet starts with its opening")
+        self._active = active
+        self._used = used
+        self._legal = self._legal_table[used][active]
+        self._drawn = drawn
+
+    def _check_copies(self, hands: Sequence[Sequence[Card]]) -> None:
+        """R3: no card in more copies than the deck holds, wherever they are.
+
+        Cards are interned (:mod:`engine.cards`), so they are counted by
+        identity, which spares their hashing on a bot's hot path."""
+        places = itertools.chain(
+            self._deck,
+            self._removed,
+            self._festival,
+            [entry.card for entry in self._secret],
+            *self._bouquets,
+            *hands,
+            () if self._drawn is None else (self._drawn,),
+        )
+        counts = Counter(map(id, places))
+        limit = self.ruleset.copies_for(self.players)
+        for card in all_cards():
+            if counts[id(card)] > limit:
+                raise RulesetError("deck", f"more than {limit} copies of {card}")
+
     def _lay_table(
         self,
         deck: list[Card],
@@ -268,7 +451,6 @@ class Match:
         for card in order:
             self._festival.append(card)
             self._totals[card.colour] += card.value
-            self._rank[card.colour] = len(self._ranking)
             self._ranking.append(card.colour)
         self._hands = list(hands)
         events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
@@ -283,15 +465,14 @@ class Match:
         other.seed = self.seed
         other.first_seat = self.first_seat
         other.dealt = self.dealt
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
+        other._rng = rng = _new_random(random.Random)
+        rng.setstate(self._rng.getstate())
         other._phase = self._phase
         other._deck = self._deck.copy()
         other._removed = self._removed.copy()
         other._festival = self._festival.copy()
         other._totals = self._totals.copy()
         other._ranking = self._ranking.copy()
-        other._rank = self._rank.copy()
         other._secret = self._secret.copy()
         other._placed_secret = [p.copy() for p in self._placed_secret]
         other._bouquets = [b.copy() for b in self._bouquets]
@@ -392,8 +573,8 @@ class Match:
                     seat, action, "every seat first makes its opening choice (R11)"
                 )
             hand = self._hands[seat]
-            if hand is None:
-                return IllegalAction(seat, action, "the opening choice is already made")
+            if hand is None:  # the seat has nothing to do until every seat has chosen
+                return NotYourTurn(seat, action, "the opening choice is already made")
             if action.secret not in hand:
                 cards = " and ".join(map(str, hand))
                 return IllegalAction(seat, action, f"the two cards dealt are {cards}")
@@ -467,14 +648,14 @@ class Match:
         kind = action.kind
         events: list[Event]
         if kind is ActionKind.KEEP:  # R14, R17
-            points = self.ruleset.bouquet_points[self._rank[card.colour]]
+            points = action_points(self.ruleset, self._ranking, card, action)
             self._keeping[seat] += points
             self._bouquets[seat].append(card)
             events = [CardKept(seat, card, points)]
         elif kind is ActionKind.GIVE:  # R15, R17
             to = action.to_seat
             assert to is not None
-            points = self.ruleset.giving_bonus[self._rank[card.colour]] + card.value
+            points = action_points(self.ruleset, self._ranking, card, action)
             self._giving[seat] += points
             self._bouquets[to].append(card)
             events = [CardGiven(seat, to, card, points)]
@@ -523,9 +704,6 @@ class Match:
                 break
         else:
             ranking.append(colour)
-        rank = self._rank
-        for i, other in enumerate(ranking):
-            rank[other] = i
 
     def _end_game(self, events: list[Event]) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""

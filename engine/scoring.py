@@ -1,5 +1,10 @@
-"""Final scoring (R20–R23): majorities per ranked colour, totals, the winner
-and the tie-breaker that decided, as a breakdown a player can read."""
+"""Scoring: the points an action scores at once (R14–R17, :func:`action_points`),
+and the final scoring (R20–R23): majorities per ranked colour, totals, the
+winner and the tie-breaker that decided, as a breakdown a player can read.
+
+:func:`action_points` is the one owner of the immediate points: the match
+scores with it when it applies an action, and a seat's view of the table
+(its observation) prices each legal action with it, for bots and prompts."""
 
 from __future__ import annotations
 
@@ -7,20 +12,48 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .actions import Action, ActionKind
 from .cards import COLOURS, Card, Colour
-from .ruleset import MAJORITY_RANKS, Ruleset
+from .ruleset import MAJORITY_RANKS, RANKS, Ruleset
 
 __all__ = [
+    "UNRANKED",
     "FinalScoring",
     "MajorityPlace",
     "MajorityResult",
     "PlayerScore",
     "TieBreak",
+    "action_points",
     "final_scoring",
 ]
 
+#: R7: the rank an unranked colour scores as for keeping and giving (4th).
+UNRANKED = RANKS - 1
+
 
 _INDEX = {colour: i for i, colour in enumerate(COLOURS)}
+
+
+def action_points(
+    ruleset: Ruleset, ranking: Sequence[Colour], card: Card | None, action: Action
+) -> int:
+    """The points ``action`` scores at once for the seat that resolves ``card`` with it.
+
+    ``ranking`` is the festival's ranking before the card moves, 1st first
+    (R17). KEEP scores the bouquet points of the colour's rank (R14); GIVE the
+    giving bonus of that rank plus the card's value, for the giver (R15); an
+    unranked colour scores as 4th (R7). ADD, in either form, and the opening
+    choice score nothing (R16, R11); so does any action without a drawn card
+    (``card`` None).
+    """
+    kind = action.kind
+    if card is None or (kind is not ActionKind.KEEP and kind is not ActionKind.GIVE):
+        return 0
+    colour = card.colour
+    rank = ranking.index(colour) if colour in ranking else UNRANKED  # R7
+    if kind is ActionKind.KEEP:
+        return ruleset.bouquet_points[rank]
+    return ruleset.giving_bonus[rank] + card.value
 
 
 class TieBreak(enum.Enum):

@@ -1,5 +1,6 @@
 """A bot with only `websockets` and `msgpack` (PROTOCOL.md): join a match by
-id and play the first legal action of every prompt until the match ends.
+id and, at every prompt, play the action that scores the most points now (the
+prompt's `points`; the first action when the server sends none).
 
     python examples/plain_bot.py ws://localhost:8765 MATCH_ID
 """
@@ -26,7 +27,12 @@ async def main(url: str, match: str) -> None:
             if msg["type"] == "error":
                 sys.exit(f"error: {msg['code']}: {msg['message']}")
             if msg["type"] == "prompt":
-                await send("act", action=msg["actions"][0])
+                actions = msg["actions"]
+                points = msg.get("points") or []
+                if len(points) != len(actions):  # older servers send no points
+                    points = [0] * len(actions)
+                best = max(range(len(actions)), key=lambda i: points[i])
+                await send("act", action=actions[best])
             if msg["type"] == "event" and msg["event"]["kind"] == "match_ended":
                 scoring = msg["event"]["scoring"]
                 print("winners:", scoring["winners"], "by", scoring["decided_by"])

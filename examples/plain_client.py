@@ -1,7 +1,8 @@
 """A complete Gift of Tulips client that needs only `websockets` and `msgpack`.
 
-It says hello, creates a 3-seat match against two bots, starts it, plays a
-random legal action whenever it is prompted, and prints the final scores.
+It says hello, creates a 3-seat match against two bots, starts it, and
+whenever it is prompted plays an action that scores the most points now (the
+prompt's `points`; at random among equals), then prints the final scores.
 
     python examples/plain_client.py [ws://localhost:8765] [name]
 """
@@ -36,7 +37,11 @@ async def play(url: str, name: str) -> None:
             elif kind == "joined":
                 await send("start")
             elif kind == "prompt":
-                await send("act", action=random.choice(msg["actions"]))
+                actions, points = msg["actions"], msg.get("points") or []
+                if len(points) != len(actions):  # older servers send no points
+                    points = [0] * len(actions)
+                best = [a for a, p in zip(actions, points, strict=True) if p == max(points)]
+                await send("act", action=random.choice(best))
             elif kind == "event" and msg["event"]["kind"] == "match_ended":
                 scoring = msg["event"]["scoring"]
                 for player in scoring["players"]:

@@ -1,4 +1,5 @@
-"""A bot on the project's SDK: join a match and keep whatever scores most.
+"""A bot on the project's SDK: join a match and take whatever scores most now,
+as each prompt says (``prompt.points``).
 
 python examples/sdk_bot.py ws://localhost:8765 MATCH_ID
 """
@@ -8,17 +9,17 @@ import sys
 from collections.abc import Sequence
 
 import protocol as wire
-from client.bots import Bot, immediate_points
+from client.bots import Bot, Option
 
 
 class Greedy(Bot):
-    """Take the action that scores the most points right now."""
+    """Take the action that the server says scores the most points right now."""
 
-    def decide(self, state: wire.State, actions: Sequence[wire.Action]) -> wire.Action:
-        openings = [a for a in actions if isinstance(a, wire.Opening)]
+    def decide(self, state: wire.State, options: Sequence[Option]) -> wire.Action:
+        openings = [o.action for o in options if isinstance(o.action, wire.Opening)]
         if openings:  # the lower card goes face down, the higher into the bouquet
-            return min(openings, key=lambda a: int(a.secret[-1]))
-        return max(actions, key=lambda a: immediate_points(state, a))
+            return min(openings, key=lambda a: wire.card_value(a.secret))
+        return max(options, key=lambda o: o.points or 0).action
 
 
 async def main(url: str, match: str) -> None:

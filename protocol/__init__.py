@@ -6,13 +6,16 @@ The server calls :func:`decode_client_message` on every frame it receives,
 :func:`encode` on every message it sends, and :func:`error_message_for` /
 :func:`close_code_for` on every :class:`ProtocolError`. Clients call
 :func:`decode_server_message`, which returns :class:`Unknown` for message
-types and event kinds newer than this package.
+types and event kinds newer than this package. A card's spelling
+(``"pink-3"``) is taken apart by :func:`card_parts` (or :func:`card_colour`,
+:func:`card_value`).
 
 This package imports nothing else of the project's (see ARCHITECTURE.md).
 """
 
 from __future__ import annotations
 
+from .cards import CardParts, card_colour, card_parts, card_value
 from .codec import Unknown, decode_client_message, decode_server_message, encode, negotiate_version
 from .errors import (
     CLOSE_CODE_DOCS,
@@ -49,6 +52,7 @@ from .messages import (
     Prompt,
     Replay,
     ReplayPage,
+    ServerLimits,
     ServerMessage,
     Snapshot,
     Start,
@@ -121,6 +125,7 @@ __all__ = [
     "CardDrawn",
     "CardGiven",
     "CardKept",
+    "CardParts",
     "CardsDealt",
     "Chat",
     "ChatLine",
@@ -168,6 +173,7 @@ __all__ = [
     "SeatKind",
     "SeatState",
     "SecretRevealed",
+    "ServerLimits",
     "ServerMessage",
     "Snapshot",
     "Start",
@@ -179,6 +185,9 @@ __all__ = [
     "Unknown",
     "Watch",
     "Welcome",
+    "card_colour",
+    "card_parts",
+    "card_value",
     "close_code_for",
     "decode_client_message",
     "decode_server_message",

@@ -33,7 +33,7 @@ from msgspec import inspect
 from . import examples
 from .errors import CLOSE_CODE_DOCS, ERROR_CODE_DOCS
 from .limits import LIMITS
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message, ServerLimits
 from .types import (
     ACTION_TYPES,
     CARDS,
@@ -49,6 +49,7 @@ from .types import (
     PlayerScore,
     Points,
     Scoring,
+    SeatAction,
     SeatInfo,
     SeatKind,
     SeatState,
@@ -67,6 +68,7 @@ __all__ = [
     "render_sections",
     "replace_sections",
     "type_text",
+    "value_types_missing",
     "write",
 ]
 
@@ -93,6 +95,8 @@ _VALUE_TYPES = (
     PlayerScore,
     MajorityResult,
     MajorityPlace,
+    ServerLimits,
+    SeatAction,
 )
 _ENVELOPE_FIELDS = ("v", "id")
 # msgspec sorts a Literal's values; these give them back in definition order.
@@ -320,7 +324,44 @@ def _actions() -> str:
     return "\n".join(_table(("kind", "meaning", "spelling"), rows))
 
 
+def _structs_in(t: inspect.Type, found: dict[type, None]) -> None:
+    """Collect, in order of first use, every struct type ``t`` holds."""
+    if isinstance(t, inspect.StructType):
+        if t.cls in found:
+            return
+        found[t.cls] = None
+        for field in t.fields:
+            _structs_in(field.type, found)
+        return
+    for attr in ("type", "item_type", "key_type", "value_type"):
+        inner = getattr(t, attr, None)
+        if isinstance(inner, inspect.Type):
+            _structs_in(inner, found)
+    for inner in getattr(t, "types", ()) + getattr(t, "item_types", ()):
+        _structs_in(inner, found)
+
+
+def value_types_missing() -> list[str]:
+    """The value types some message holds that the values section leaves out.
+
+    Every struct a message can carry, other than the messages, actions and
+    events that have sections of their own, needs a table under *Values*, or
+    the links to it lead nowhere.
+    """
+    found: dict[type, None] = {}
+    for registry in (CLIENT_MESSAGES, SERVER_MESSAGES):
+        for info in inspect.multi_type_info(list(registry.values())):
+            _structs_in(info, found)
+    own_section = {*ACTION_TYPES, *EVENT_TYPES, *_VALUE_TYPES}
+    return [
+        cls.__name__ for cls in found if cls not in own_section and not issubclass(cls, Message)
+    ]
+
+
 def _values() -> str:
+    missing = value_types_missing()
+    if missing:
+        raise ValueError(f"protocol.docs._VALUE_TYPES lacks: {', '.join(missing)}")
     lines: list[str] = []
     for cls in _VALUE_TYPES:
         lines += [f"### {cls.__name__}", "", _doc(cls), "", *fields_table(cls), ""]
@@ -441,7 +482,11 @@ def write(doc_path: Path = DOC_PATH, client_path: Path = CLIENT_PATH) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Check (``--check``) or rewrite (``--write``) PROTOCOL.md's generated sections."""
-    parser = argparse.ArgumentParser(prog="python -m protocol.docs", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m protocol.docs",
+        description="Write or check PROTOCOL.md's generated tables (between its"
+        " BEGIN/END GENERATED markers) from the definitions in protocol/.",
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 if a section is stale")
     mode.add_argument("--write", action="store_true", help="rewrite the generated sections")

@@ -63,8 +63,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "type, a value out of range), or its fields do not fit together (a bot or `first_seat` "
     "beyond `seats`, two bots on one seat, a ruleset the server does not offer). "
     "`path` names the field.",
-    ErrorCode.UNSUPPORTED_VERSION: "`v` (or every entry of `hello.versions`) is a version the "
-    "server does not speak; the message lists those it does. The connection is closed.",
+    ErrorCode.UNSUPPORTED_VERSION: "`v` is a version the server does not speak (for `hello`: "
+    "no entry of `versions`, default `[v]`, is one it speaks); the message lists those it "
+    "does. The connection is closed, before `welcome` or after.",
     ErrorCode.UNKNOWN_TYPE: "`type` names no client→server message of this version.",
     ErrorCode.TOO_LARGE: "A message larger than `MAX_FRAME_BYTES` (raised by `encode`). A frame "
     "that large from a client is refused by the WebSocket layer before it is read: the "
@@ -74,8 +75,8 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_MATCH: "`match` names no match the server knows.",
     ErrorCode.MATCH_NOT_OPEN: "`join` of a match that has started or finished, "
     "or `start` of one already started.",
-    ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `sync` before the "
-    "match has started, or `play_again` before it has finished.",
+    ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `act` or `sync` before "
+    "the match has started, or `play_again` before it has finished.",
     ErrorCode.MATCH_PAUSED: "`act` in a match the server could not store (a full disk, an "
     "unwritable data directory): it is paused, the action was not carried out, and the "
     "match resumes when the operator has fixed the disk and restarted the server.",
@@ -119,13 +120,16 @@ CLOSE_CODE_DOCS: dict[CloseCode, str] = {
     CloseCode.NORMAL_CLOSURE: "The client asked to close, or the server closes an idle "
     "connection cleanly.",
     CloseCode.GOING_AWAY: "The server is shutting down; reconnect later with the token.",
-    CloseCode.MESSAGE_TOO_BIG: "A frame was larger than `MAX_FRAME_BYTES` (after `too_large`).",
+    CloseCode.MESSAGE_TOO_BIG: "A frame was larger than `MAX_FRAME_BYTES`: it was refused "
+    "unread, and no `error` is sent.",
     CloseCode.INTERNAL_ERROR: "The server hit an unexpected error on this connection.",
-    CloseCode.PROTOCOL_VIOLATION: "Too many `bad_frame`, `bad_message` or `unknown_type` "
-    "errors in a row.",
+    CloseCode.PROTOCOL_VIOLATION: "`max_bad_frames` `bad_frame`, `bad_message` or "
+    "`unknown_type` errors in a row (see `welcome.limits`); before `welcome`, `not_welcome` "
+    "counts too.",
     CloseCode.UNSUPPORTED_VERSION: "After `unsupported_version`.",
     CloseCode.BAD_TOKEN: "After `bad_token`; say `hello` again without a token for a new identity.",
-    CloseCode.HELLO_TIMEOUT: "No `hello` arrived in time after connecting.",
+    CloseCode.HELLO_TIMEOUT: "No `hello` was welcomed within `hello_timeout` seconds of "
+    "connecting.",
     CloseCode.REPLACED: "The same identity said `hello` on another connection; the newer one wins.",
     CloseCode.TOO_SLOW: "The client did not read what the server sent; too many messages "
     "were waiting for it. Reconnect and `sync`.",

@@ -28,6 +28,7 @@ from .messages import (
     Prompt,
     Replay,
     ReplayPage,
+    ServerLimits,
     Snapshot,
     Start,
     Sync,
@@ -72,6 +73,7 @@ __all__ = [
     "ACTION_EXAMPLES",
     "CLIENT_EXAMPLES",
     "EVENT_EXAMPLES",
+    "PROMPT_4P",
     "SCORING_3P",
     "SERVER_EXAMPLES",
     "SNAPSHOT_4P",
@@ -138,6 +140,16 @@ SNAPSHOT_4P = Snapshot(
         my_secret=("purple-3", "pink-3", "blue-3"),
         legal_actions=(Keep(), AddFaceUp(), AddSecret()),
     ),
+)
+
+#: Seat 1's prompt at :data:`SNAPSHOT_4P`: pink, 4th, keeps for 2 (R14); adding scores 0.
+PROMPT_4P = Prompt(
+    match=MATCH,
+    seq=79,
+    seat=1,
+    actions=(Keep(), AddFaceUp(), AddSecret()),
+    deadline=58.5,
+    points=(2, 0, 0),
 )
 
 #: A typical action: give the drawn card to seat 2, with a request id.
@@ -305,6 +317,15 @@ SERVER_EXAMPLES: dict[str, Message] = {
         player="p_3fK9",
         token="Zq1x-secret-resume-token-8Jd2",
         name="Ada",
+        limits=ServerLimits(
+            hello_timeout=10.0,
+            max_bad_frames=20,
+            rate_limit=50.0,
+            rate_burst=100,
+            grace_period=30.0,
+            min_turn_timer=1.0,
+            max_turn_timer=3600.0,
+        ),
     ),
     "ok": Ok(id=7),
     "error": Error(
@@ -318,13 +339,7 @@ SERVER_EXAMPLES: dict[str, Message] = {
     "match_update": MatchUpdate(match=_SUMMARY),
     "snapshot": SNAPSHOT_4P,
     "event": Event(match=MATCH, seq=80, event=CardKept(seat=1, card="pink-4", points=2)),
-    "prompt": Prompt(
-        match=MATCH,
-        seq=79,
-        seat=1,
-        actions=(Keep(), AddFaceUp(), AddSecret()),
-        deadline=58.5,
-    ),
+    "prompt": PROMPT_4P,
     "replay": ReplayPage(
         id=15,
         match=MATCH,

@@ -29,9 +29,9 @@ from msgspec import Meta
 
 from .limits import (
     MAX_DEADLINE,
-    MAX_LIST_LENGTH,
     MAX_ERROR_LENGTH,
     MAX_ID_LENGTH,
+    MAX_LIST_LENGTH,
     MAX_MATCHES_LISTED,
     MAX_REPLAY_EVENTS,
     MAX_SEATS,
@@ -82,6 +82,7 @@ __all__ = [
     "Prompt",
     "Replay",
     "ReplayPage",
+    "ServerLimits",
     "ServerMessage",
     "Snapshot",
     "Start",
@@ -266,8 +267,56 @@ class Chat(_Request, frozen=True, kw_only=True, tag="chat"):
 # -- server → client ------------------------------------------------------
 
 
+_NonNegative = Annotated[float, Meta(ge=0)]
+
+
+class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """The timings and thresholds this server enforces on every connection, so a
+    client can keep within them (sent in ``welcome``)."""
+
+    hello_timeout: Annotated[
+        _NonNegative,
+        Meta(
+            description="seconds a connection has, once open, to send a `hello` that is "
+            "welcomed; then it is closed with 4003"
+        ),
+    ]
+    max_bad_frames: Annotated[
+        Count,
+        Meta(
+            description="errors in a row that close the connection with 4000: `bad_frame`, "
+            "`bad_message`, `unknown_type` and, before `welcome`, `not_welcome`",
+        ),
+    ]
+    rate_limit: Annotated[
+        _NonNegative,
+        Meta(description="messages per second a connection may send, on average"),
+    ]
+    rate_burst: Annotated[
+        Count,
+        Meta(description="messages it may send at once, beyond that average"),
+    ]
+    grace_period: Annotated[
+        _NonNegative,
+        Meta(
+            description="seconds a running match waits for a seated player who lost their "
+            "connection; then the server plays the seat until they come back"
+        ),
+    ]
+    min_turn_timer: Annotated[
+        _NonNegative, Meta(description="the shortest `create_match.turn_timer` it accepts")
+    ]
+    max_turn_timer: Annotated[
+        _NonNegative, Meta(description="the longest `create_match.turn_timer` it accepts")
+    ]
+
+
 class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):
-    """The answer to ``hello``: the server, the versions it speaks, and your identity."""
+    """The answer to ``hello``: the server, the versions it speaks, and your identity.
+
+    Its ``v`` is the version chosen for the connection, the highest one both
+    ``hello.versions`` and ``versions`` hold; both sides speak it from now on.
+    """
 
     sent_to = "the connection that said `hello`"
 
@@ -280,6 +329,10 @@ class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):
         Identifier, Meta(description="your secret resume token: send it in a later `hello`")
     ]
     name: Annotated[Name, Meta(description="your display name, as the server will show it")]
+    limits: Annotated[
+        ServerLimits | None,
+        Meta(description="the server's timings and thresholds; absent from older servers"),
+    ] = None
 
 
 class Ok(_Notice, frozen=True, tag="ok"):
@@ -384,7 +437,8 @@ class Event(_Notice, frozen=True, kw_only=True, tag="event"):
 
 
 class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
-    """It is your turn to act: choose one of ``actions`` and send ``act``."""
+    """It is your turn to act: choose one of ``actions`` and send ``act``;
+    ``points`` says what each one scores at once."""
 
     sent_to = "the seat that must act (during the opening, every seat)"
 
@@ -401,8 +455,8 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
         Meta(
             max_length=MAX_LIST_LENGTH,
             description="the points each action scores at once (R14, R15, R17), aligned "
-            "with `actions`: `points[i]` is what `actions[i]` scores; absent from servers "
-            "older than v1.1",
+            "with `actions`: `points[i]` is what `actions[i]` scores (0 for `add` and "
+            "`opening`); added within version 1, so absent from older servers",
         ),
     ] = ()
 

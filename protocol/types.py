@@ -229,7 +229,14 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
 
     match: Annotated[Identifier, Meta(description="the match id")]
     name: Annotated[Name, Meta(description="the name its host gave it")]
-    status: Annotated[MatchStatus, Meta(description="open, running, paused or finished")]
+    status: Annotated[
+        MatchStatus,
+        Meta(
+            description="open (not started yet, even with every seat taken), running, "
+            "paused (an action could not be stored: play resumes after a server restart) "
+            "or finished"
+        ),
+    ]
     seats: Annotated[
         tuple[SeatInfo, ...],
         Meta(min_length=MIN_SEATS, max_length=MAX_SEATS, description="every seat, by number"),
@@ -385,9 +392,14 @@ class _EventBase(_Value, frozen=True, tag_field="kind"):
 
 
 class FestivalStarted(_EventBase, frozen=True, kw_only=True, tag="festival_started"):
-    """The two cards that start the festival, and the ranking they give (R10)."""
+    """The two cards that start the festival, and the ranking they give (R10).
 
-    cards: Annotated[Cards, Meta(description="the two starting cards")]
+    ``cards`` are in rank order: the 1st-ranked colour's card first (the higher
+    value; on equal values, the card turned over first), so ``ranking`` holds
+    their colours in the same order, and so does the state's ``festival``.
+    """
+
+    cards: Annotated[Cards, Meta(description="the two starting cards, 1st-ranked first")]
     ranking: Annotated[Ranking, Meta(description="the ranking they give")]
     first_seat: Annotated[Seat, Meta(description="who plays the first turn (R12)")]
 
@@ -472,7 +484,12 @@ class CardAddedSecret(_EventBase, frozen=True, kw_only=True, tag="card_added_sec
 
 
 class SecretRevealed(_EventBase, frozen=True, kw_only=True, tag="secret_revealed"):
-    """One secret-festival card turned face up at the end, and the new ranking (R19)."""
+    """One secret-festival card turned face up at the end, and the new ranking (R19).
+
+    The card leaves the secret festival for the festival: after each of these
+    events the state's ``secret_count`` is one less, and the card is in its
+    ``festival`` (its colour's total raised) and in ``revealed``.
+    """
 
     card: Annotated[Card, Meta(description="the card")]
     ranking: Annotated[Ranking, Meta(description="the ranking after it")]

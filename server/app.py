@@ -37,6 +37,7 @@ from websockets.http11 import Request, Response
 import protocol as wire
 
 from .config import ServerConfig
+from .errors import error_for
 from .lobby import Lobby
 from .peer import Peer, TulipsConnection
 from .ratelimit import Pacer
@@ -45,6 +46,10 @@ from .storage import Storage
 __all__ = ["TulipsServer", "memory_bytes", "release_memory"]
 
 log = logging.getLogger("server")
+
+_FLOODING = wire.ProtocolError(
+    wire.ErrorCode.RATE_LIMITED, "too many messages for too long; closing the connection"
+)
 
 
 def memory_bytes() -> int:
@@ -262,27 +267,38 @@ class TulipsServer:
         release_memory()
 
     async def _hello(self, peer: Peer) -> bool:
-        """Read the hello; answer welcome, or an error and a close."""
-        try:
-            frame = await asyncio.wait_for(peer.connection.recv(), self.config.hello_timeout)
-        except TimeoutError:
-            await peer.flush_and_close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
-            return False
-        message: wire.ClientMessage | None = None
-        try:
-            message = wire.decode_client_message(_as_bytes(frame))
-            if not isinstance(message, wire.Hello):
-                raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
-            answer = await self.lobby.hello(peer, message)
-        except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
-            request_id = getattr(message, "id", None)
-            peer.send(wire.encode(wire.error_message_for(exc, request_id)))
-            code = wire.close_code_for(exc) or wire.CloseCode.PROTOCOL_VIOLATION
-            await peer.flush_and_close(code, exc.message)  # cut to fit by the peer
-            return False
-        peer.send(wire.encode(answer))
-        self.lobby.after_welcome(peer)
-        return True
+        """Read frames until a hello is welcomed. Every other frame is answered
+        with an error; the connection is closed after a closing error, after
+        ``max_bad_frames`` errors, or when ``hello_timeout`` has passed since it opened."""
+        deadline = asyncio.get_running_loop().time() + self.config.hello_timeout
+        bad = 0
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    frame = await peer.connection.recv()
+            except TimeoutError:
+                await peer.flush_and_close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
+                return False
+            message: wire.ClientMessage | None = None
+            try:
+                message = wire.decode_client_message(_as_bytes(frame))
+                if not isinstance(message, wire.Hello):
+                    raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
+                version = wire.negotiate_version(message)
+                answer = await self.lobby.hello(peer, message, version)
+            except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
+                bad += 1
+                peer.send(wire.encode(error_for(exc, getattr(message, "id", None))))
+                code = wire.close_code_for(exc)
+                if code is None and bad >= self.config.max_bad_frames:
+                    code = wire.CloseCode.PROTOCOL_VIOLATION
+                if code is not None:
+                    await peer.flush_and_close(code, exc.message)  # cut to fit by the peer
+                    return False
+                continue
+            peer.send(wire.encode(answer))
+            self.lobby.after_welcome(peer)
+            return True
 
     async def _serve(self, peer: Peer) -> None:
         pacer = Pacer(self.config.rate_limit, self.config.rate_burst)
@@ -292,7 +308,7 @@ class TulipsServer:
                 return
             peer.received += 1
             if not await pacer.admit():  # every frame counts, good or bad
-                peer.send(wire.encode(wire.error_message_for(_FLOODING)))
+                peer.send(wire.encode(error_for(_FLOODING)))
                 # Read no more: parsing the backlog of a flood to find its close
                 # frame would cost more than letting the close time out.
                 await peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
@@ -301,20 +317,16 @@ class TulipsServer:
                 message = wire.decode_client_message(_as_bytes(frame))
             except wire.ProtocolError as exc:
                 bad += 1
-                peer.send(wire.encode(wire.error_message_for(exc)))
-                if bad >= self.config.max_bad_frames:
-                    await peer.flush_and_close(
-                        wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
-                    )
+                peer.send(wire.encode(error_for(exc)))
+                code, reason = wire.close_code_for(exc), exc.message
+                if code is None and bad >= self.config.max_bad_frames:
+                    code, reason = wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
+                if code is not None:  # unsupported_version closes at once (4001)
+                    await peer.flush_and_close(code, reason)
                     return
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-
-
-_FLOODING = wire.ProtocolError(
-    wire.ErrorCode.RATE_LIMITED, "too many messages for too long; closing the connection"
-)
 
 
 def _address(connection: ServerConnection) -> str:

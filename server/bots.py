@@ -2,7 +2,7 @@
 observation only (never the match itself).
 
 *easy* plays at random, *medium* looks one action ahead, *hard* searches
-sampled deals for a time budget (engine/search.py). Quick decisions are made
+sampled deals for a time budget (engine/bots/search.py). Quick decisions are made
 on the event loop; a hard bot's search runs in a worker process, so however
 long it thinks, other matches keep their latency.
 """
@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from engine import Action, Match, observe
-from engine.policies import Policy, medium_policy, random_policy
-from engine.search import DEFAULT_BUDGET_MS, hard_policy
+from engine.bots.policies import Policy, medium_policy, random_policy
+from engine.bots.search import DEFAULT_BUDGET_MS, hard_policy
 
 __all__ = ["QUICK", "STRENGTHS", "Bot", "Thinker"]
 

@@ -1,4 +1,9 @@
-"""``tulips-server`` (also ``python -m server``): run a server for the LAN."""
+"""tulips-server (also python -m server): run a Gift of Tulips server for the LAN.
+
+Players connect to ws://HOST:PORT with "tulips connect" or any client that
+speaks PROTOCOL.md; GET /healthz answers a short JSON status. Ctrl-C or
+SIGTERM stops it cleanly.
+"""
 
 from __future__ import annotations
 
@@ -91,10 +96,23 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="full: every action survives a power cut; normal: survives a crash (faster)",
     )
     parser.add_argument(
-        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="what is logged (default: %(default)s)",
     )
-    parser.add_argument("--max-matches", type=_positive_int, default=defaults.max_matches)
-    parser.add_argument("--max-connections", type=_positive_int, default=defaults.max_connections)
+    parser.add_argument(
+        "--max-matches",
+        type=_positive_int,
+        default=defaults.max_matches,
+        help="open and running matches at most (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=defaults.max_connections,
+        help="connected clients at most (default: %(default)s)",
+    )
     parser.add_argument(
         "--grace-period",
         type=_seconds,

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import protocol as wire
+from protocol.limits import MAX_TURN_TIMER, MIN_TURN_TIMER
+
 __all__ = ["ServerConfig"]
 
 
@@ -68,3 +71,15 @@ class ServerConfig:
     write_timeout: float = 60.0
     #: finished matches kept in memory and listed in the lobby
     keep_finished: int = 50
+
+    def limits(self) -> wire.ServerLimits:
+        """The timings and thresholds ``welcome`` tells every client."""
+        return wire.ServerLimits(
+            hello_timeout=self.hello_timeout,
+            max_bad_frames=self.max_bad_frames,
+            rate_limit=self.rate_limit,
+            rate_burst=self.rate_burst,
+            grace_period=self.grace_period,
+            min_turn_timer=MIN_TURN_TIMER,
+            max_turn_timer=MAX_TURN_TIMER,
+        )

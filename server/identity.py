@@ -27,8 +27,6 @@ class Player:
     id: str
     name: str
     token_hash: str
-    #: the match the player sits in or watches, if any
-    match_id: str | None = None
     #: live connections of this player (a reconnect may overlap the old one)
     connections: set[object] = field(default_factory=set)
 

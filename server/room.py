@@ -5,7 +5,7 @@ Every change goes through :meth:`Room.act` (or the bots, which call the same
 path) under the room's lock, so actions apply one at a time, in order; rooms
 share nothing, so matches never wait for each other.
 
-Invariant: an accepted action is handed to :attr:`Room.on_action` (storage)
+Invariant: an accepted action is handed to ``services.on_action`` (storage)
 and awaited *before* it is applied to the match, so no member learns of it,
 even through a snapshot, before it is on disk.
 """
@@ -15,19 +15,30 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from engine import Action, Event, Match, Phase, Ruleset
+from protocol import ErrorCode
 
 from . import views
 from .bots import Bot, Thinker
+from .errors import refused
 from .identity import Player
 from .peer import Peer
+from .settings import MatchSettings
 
-__all__ = ["MatchFactory", "Room", "RoomError", "RoomStatus", "SeatSlot", "deal_match"]
+__all__ = [
+    "Announce",
+    "MatchFactory",
+    "Room",
+    "RoomServices",
+    "RoomStatus",
+    "SeatSlot",
+    "deal_match",
+]
 
 log = logging.getLogger(__name__)
 
@@ -42,18 +53,6 @@ class RoomStatus(enum.Enum):
     FINISHED = "finished"
 
 
-class RoomError(Exception):
-    """A lobby or match request the room refuses, with a protocol error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(code, message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
 @dataclass(eq=False, slots=True)
 class SeatSlot:
     """One seat: empty, a bot's, or a person's (who may be away)."""
@@ -65,6 +64,8 @@ class SeatSlot:
     is_bot: bool = False
     #: a person's seat that a bot plays for now (gone too long, or timed out)
     autopilot: bool = False
+    #: the player left the match (it is no longer where they are put back)
+    left: bool = False
     grace: asyncio.TimerHandle | None = None
 
     @property
@@ -83,6 +84,8 @@ class SeatSlot:
 OnAction = Callable[["Room", int, Action], Awaitable[None]]
 #: Deals a match: ``(players, seed, ruleset, first_seat) -> Match``.
 MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
+#: Sends what an accepted action or a dealt match caused; see :meth:`Room.act`.
+Announce = Callable[[], None]
 
 
 def deal_match(players: int, seed: int, ruleset: Ruleset, first_seat: int | None) -> Match:
@@ -94,37 +97,69 @@ async def _no_storage(room: Room, seat: int, action: Action) -> None:
     return None
 
 
-@dataclass(eq=False)
-class Room:
-    """A match with its seats, spectators and settings."""
+def _unobserved(room: Room) -> None:
+    return None
 
-    id: str
-    name: str
-    host: Player
-    ruleset: Ruleset
-    ruleset_name: str
-    seats: list[SeatSlot]
-    join_code: str | None = None
-    turn_timer: float | None = None
-    first_seat: int | None = None
-    grace_period: float = 30.0
-    bot_delay: float = 0.0
-    bot_strength: str = "medium"
-    status: RoomStatus = RoomStatus.OPEN
-    match: Match | None = None
-    #: every event so far, complete; the event sequence number is its index + 1
-    log: list[Event] = field(default_factory=list)
-    members: dict[Peer, int | None] = field(default_factory=dict)
+
+@dataclass(frozen=True, slots=True)
+class RoomServices:
+    """What the server lends every room: storage, dealing, bots and timings."""
+
+    thinker: Thinker
+    #: stores an accepted action; awaited before the action is applied
     on_action: OnAction = _no_storage
+    #: told after every change others should see (seats, status)
+    on_change: Callable[[Room], None] = _unobserved
     match_factory: MatchFactory = deal_match
-    thinker: Thinker = field(default_factory=Thinker)
-    on_change: Callable[[Room], None] = lambda room: None
-    created: float = field(default_factory=time.time)
-    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _prompted: dict[int, object] = field(default_factory=dict)
-    _deadlines: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
-    rematch_id: str | None = None
-    _bot_task: asyncio.Task[None] | None = None
+    #: seconds a seat's player may be gone before a bot plays for them
+    grace_period: float = 30.0
+    #: seconds a bot waits before it acts
+    bot_delay: float = 0.0
+    #: the strength of the bot that stands in for an absent or timed-out player
+    stand_in_strength: str = "medium"
+
+
+class Room:
+    """A match with its seats, its members (players and spectators connected
+    to it now) and its host's settings.
+
+    The room is the one owner of who is in it: :meth:`enter` and :meth:`exit`
+    are the only writers of :attr:`members`, and they keep each peer's
+    ``room`` pointing here while it is a member.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        settings: MatchSettings,
+        host: Player,
+        seats: list[SeatSlot],
+        services: RoomServices,
+        *,
+        created: float | None = None,
+    ) -> None:
+        self.id = id
+        self.settings = settings
+        self.host = host
+        self.seats = seats
+        self.services = services
+        self.created = time.time() if created is None else created
+        self.status = RoomStatus.OPEN
+        self.match: Match | None = None
+        #: every event so far, complete; the event sequence number is its index + 1
+        self.log: list[Event] = []
+        #: connected peers and the seat each holds (None: a spectator)
+        self.members: dict[Peer, int | None] = {}
+        #: the rematch of this match, once someone asked for one
+        self.rematch_id: str | None = None
+        self._lock = asyncio.Lock()
+        self._prompted: dict[int, object] = {}
+        self._deadlines: dict[int, asyncio.TimerHandle] = {}
+        self._bot_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __repr__(self) -> str:
+        return f"<Room {self.id} {self.status.value}>"
 
     # -- membership -----------------------------------------------------------------
 
@@ -135,142 +170,170 @@ class Room:
                 return slot.seat
         return None
 
-    def join(self, player: Player, outbox: Peer, seat: int | None, code: str | None) -> int:
+    def is_home_of(self, player: Player) -> bool:
+        """Whether ``player`` holds a seat here and has not left it: where a
+        reconnecting player is put back."""
+        seat = self.seat_of(player)
+        return seat is not None and not self.seats[seat].left
+
+    def enter(self, peer: Peer, seat: int | None) -> None:
+        """Make ``peer`` a member, in ``seat`` or as a spectator."""
+        if peer.room is not None and peer.room is not self:
+            peer.room.exit(peer)
+        self.members[peer] = seat
+        peer.room = self
+
+    def exit(self, peer: Peer) -> int | None:
+        """``peer`` is no longer a member; returns the seat it held here."""
+        seat = self.members.pop(peer, None)
+        if peer.room is self:
+            peer.room = None
+        return seat
+
+    def join(self, player: Player, peer: Peer, seat: int | None, code: str | None) -> int:
         """Seat ``player`` (in ``seat``, or the first free one) and return the seat."""
         held = self.seat_of(player)
-        if held is not None:
-            self.attach(player, outbox)
-            return held
+        if held is not None:  # a player takes back their own seat, in any match
+            self.seats[held].left = False
+            return self.attach(player, peer)
         if self.status is not RoomStatus.OPEN:
-            raise RoomError("match_not_open", f"match {self.id} has already started")
-        if self.join_code is not None and code != self.join_code:
-            raise RoomError("bad_join_code", "this match needs the right join code")
+            raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {self.id} has already started")
+        self.check_code(code)
         free = [s for s in self.seats if s.kind == "empty"]
         if seat is not None:
             if not 0 <= seat < len(self.seats):
-                raise RoomError("seat_taken", f"seats go from 0 to {len(self.seats) - 1}")
+                raise refused(ErrorCode.SEAT_TAKEN, f"seats go from 0 to {len(self.seats) - 1}")
             slot = self.seats[seat]
             if slot.kind != "empty":
-                raise RoomError("seat_taken", f"seat {seat} is taken")
+                raise refused(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         elif free:
             slot = free[0]
         else:
-            raise RoomError("seat_taken", "every seat is taken")
+            raise refused(ErrorCode.SEAT_TAKEN, "every seat is taken")
         slot.player = player
-        player.match_id = self.id
-        self.members[outbox] = slot.seat
-        self.on_change(self)
+        self.enter(peer, slot.seat)
+        self.on_change()
         return slot.seat
 
-    def watch(self, player: Player, outbox: Peer) -> None:
-        """Add a spectator."""
-        player.match_id = self.id
-        self.members[outbox] = None
+    def check_code(self, code: str | None) -> None:
+        """Raise unless ``code`` is this match's join code (or it has none)."""
+        if self.settings.join_code is not None and code != self.settings.join_code:
+            raise refused(ErrorCode.BAD_JOIN_CODE, "this match needs the right join code")
 
-    def attach(self, player: Player, outbox: Peer) -> int | None:
-        """A (re)connection of a member: the seat comes back to its player."""
+    def watch(self, peer: Peer, code: str | None) -> None:
+        """Add a spectator."""
+        self.check_code(code)
+        self.enter(peer, None)
+
+    def attach(self, player: Player, peer: Peer) -> int:
+        """A (re)connection of a seat's player: the seat comes back to them."""
         seat = self.seat_of(player)
-        self.members[outbox] = seat
-        if seat is not None:
-            slot = self.seats[seat]
-            if slot.grace is not None:
-                slot.grace.cancel()
-                slot.grace = None
-            if slot.autopilot:
-                slot.autopilot = False
-                self._prompted.pop(seat, None)
-        self.on_change(self)
+        assert seat is not None
+        self.enter(peer, seat)
+        slot = self.seats[seat]
+        if slot.grace is not None:
+            slot.grace.cancel()
+            slot.grace = None
+        if slot.autopilot:
+            slot.autopilot = False
+            self._prompted.pop(seat, None)
+        self.on_change()
         return seat
 
-    def detach(self, outbox: Peer) -> None:
+    def detach(self, peer: Peer) -> None:
         """A member's connection went away; start the grace period if it was the last."""
-        seat = self.members.pop(outbox, None)
-        if seat is None or self.status is not RoomStatus.RUNNING:
-            if seat is not None and self.status is RoomStatus.OPEN:
-                self.on_change(self)
+        seat = self.exit(peer)
+        if seat is None:
             return
-        slot = self.seats[seat]
-        if slot.player is not None and not any(s == seat for s in self.members.values()):
+        if self.status is RoomStatus.RUNNING and not self.connected(seat):
+            slot = self.seats[seat]
             loop = asyncio.get_running_loop()
-            slot.grace = loop.call_later(self.grace_period, self._hand_to_bot, seat)
-        self.on_change(self)
+            slot.grace = loop.call_later(self.services.grace_period, self._hand_to_bot, seat)
+        self.on_change()
 
-    def leave(self, player: Player, outbox: Peer) -> None:
-        """``player`` leaves: an open seat is freed, a running one goes to a bot."""
-        self.members.pop(outbox, None)
-        for other in [o for o, s in self.members.items() if o.player is player]:
-            del self.members[other]
-        player.match_id = None
+    def leave(self, player: Player) -> None:
+        """``player`` leaves: an open seat is freed, a running one goes to a bot,
+        and a finished one is no longer where the player is put back."""
+        for peer in [p for p in self.members if p.player is player]:
+            self.exit(peer)
         seat = self.seat_of(player)
         if seat is not None:
             slot = self.seats[seat]
             if self.status is RoomStatus.OPEN:
                 slot.player = None
-            elif self.status is RoomStatus.RUNNING:
-                self._hand_to_bot(seat)
-        self.on_change(self)
+            else:
+                slot.left = True
+                if self.status is RoomStatus.RUNNING:
+                    self._hand_to_bot(seat)
+        self.on_change()
 
     def connected(self, seat: int) -> bool:
         """Whether the seat's player has a connection in the room now."""
         return any(s == seat for s in self.members.values())
 
-    # -- the match ------------------------------------------------------------------
+    def on_change(self) -> None:
+        """Tell the lobby (and storage) that something others see has changed."""
+        self.services.on_change(self)
 
-    def start(self, player: Player, seed: int | None = None) -> None:
-        """The host starts the match once every seat is taken."""
-        self.check_start(player)
-        self.begin(secrets.randbits(63) if seed is None else seed)
+    # -- the match ------------------------------------------------------------------
 
     def check_start(self, player: Player) -> None:
         """Raise unless ``player`` may start the match now."""
         if player is not self.host:
-            raise RoomError("not_host", "only the host can start the match")
+            raise refused(ErrorCode.NOT_HOST, "only the host can start the match")
         if self.status is not RoomStatus.OPEN:
-            raise RoomError("match_not_open", f"match {self.id} has already started")
+            raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {self.id} has already started")
         empty = [s.seat for s in self.seats if s.kind == "empty"]
         if empty:
-            raise RoomError("match_not_ready", f"seat {empty[0]} is still empty")
+            raise refused(ErrorCode.MATCH_NOT_READY, f"seat {empty[0]} is still empty")
 
     def begin(self, seed: int) -> None:
-        """Deal the match (also used when a stored match is rebuilt)."""
-        self.match = self.match_factory(len(self.seats), seed, self.ruleset, self.first_seat)
-        self.status = RoomStatus.RUNNING
-        self.log.extend(self.match.setup_events)
-        for slot in self.seats:
-            if slot.bot is None:
-                slot.bot = Bot.for_seat(self.bot_strength, self.id, slot.seat)
-            if slot.player is not None and not self.connected(slot.seat):
-                slot.autopilot = False  # waits for its player, then the grace period
-        for outbox, seat in self.members.items():
-            outbox.send(views.snapshot_frame(self, seat))
-        self.on_change(self)
+        """Deal the match and send every member its snapshot."""
+        self._deal(seed)
+        for peer, seat in self.members.items():
+            peer.send(views.snapshot_frame(self, seat))
+        self.on_change()
+        self._start_grace_periods()
         self._after_change()
 
-    async def act(
-        self, player: Player, action: Action, ack: Callable[[], None] | None = None
-    ) -> None:
-        """Apply ``player``'s proposal, or raise why not (the match is unchanged).
+    def _deal(self, seed: int) -> Match:
+        settings = self.settings
+        match = self.services.match_factory(
+            len(self.seats), seed, settings.ruleset, settings.first_seat
+        )
+        self.match = match
+        self.status = RoomStatus.RUNNING
+        self.log = list(match.setup_events)
+        for slot in self.seats:
+            if slot.bot is None:  # the stand-in, for when its player is away
+                slot.bot = Bot.for_seat(self.services.stand_in_strength, self.id, slot.seat)
+        return match
 
-        ``ack`` is called once the action is accepted and stored, before
-        anyone is sent the events it caused (PROTOCOL.md: ``ok`` comes first).
+    async def act(self, player: Player, action: Action) -> Announce:
+        """Store and apply ``player``'s proposal, or raise why not (the match is
+        unchanged).
+
+        Returns what announces the action to every member: the caller first
+        answers the request (PROTOCOL.md: ``ok`` comes before the events it
+        caused), then calls it, without awaiting anything in between.
         """
         seat = self.seat_of(player)
         if seat is None:
-            raise RoomError("not_in_match", "you hold no seat in this match")
+            raise refused(ErrorCode.NOT_IN_MATCH, "you hold no seat in this match")
         slot = self.seats[seat]
         if slot.autopilot:  # the player is back: stop playing for them
             slot.autopilot = False
-        await self._apply(seat, action, ack)
+        return await self._apply(seat, action)
 
-    async def _apply(
-        self, seat: int, action: Action, ack: Callable[[], None] | None = None
-    ) -> None:
+    async def _apply(self, seat: int, action: Action) -> Announce:
         async with self._lock:
             match = self.match
             if self.status is RoomStatus.PAUSED:
-                raise RoomError("match_paused", "the server cannot store this match; it is paused")
+                raise refused(
+                    ErrorCode.MATCH_PAUSED, "the server cannot store this match; it is paused"
+                )
             if match is None or self.status is RoomStatus.OPEN:
-                raise RoomError("match_not_ready", "the match has not started")
+                raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
             refusal = match.refusal(seat, action)  # the very check apply makes
             if refusal is not None:
                 raise refusal
@@ -278,56 +341,67 @@ class Room:
                 # On disk before the match changes: until it is stored, a
                 # snapshot taken meanwhile (sync, watch, a reconnect) shows the
                 # match without it, and nobody is told of it.
-                await self.on_action(self, seat, action)
+                await self.services.on_action(self, seat, action)
             except Exception:
                 log.exception("match %s: could not store an action; pausing the match", self.id)
                 self.status = RoomStatus.PAUSED
                 self._cancel_timers()
-                self.on_change(self)
-                raise RoomError(
-                    "match_paused", "the server could not store your action; the match is paused"
+                self.on_change()
+                raise refused(
+                    ErrorCode.MATCH_PAUSED,
+                    "the server could not store your action; the match is paused",
                 ) from None
             events = match.apply(seat, action)  # cannot be refused now: it passed refusal()
             self._stop_timer(seat)
-            if ack is not None:
-                ack()
-            self._publish(events)
-        self._after_change()
+            first_seq = len(self.log) + 1
+            self.log.extend(events)
+            if match.is_over:
+                self.status = RoomStatus.FINISHED
+                self._cancel_timers()
+
+        def announce() -> None:
+            self._publish(first_seq, events)
+            self._after_change()
+
+        return announce
 
     def restore(self, seed: int, actions: Iterable[tuple[int, Action]]) -> None:
         """Rebuild a stored match by replaying its actions (after a restart)."""
-        self.match = self.match_factory(len(self.seats), seed, self.ruleset, self.first_seat)
-        self.log = list(self.match.setup_events)
+        match = self._deal(seed)
         for seat, action in actions:
-            self.log.extend(self.match.apply(seat, action))
-        self.status = RoomStatus.FINISHED if self.match.is_over else RoomStatus.RUNNING
-        for slot in self.seats:
-            if slot.bot is None:
-                slot.bot = Bot.for_seat(self.bot_strength, self.id, slot.seat)
+            self.log.extend(match.apply(seat, action))
+        if match.is_over:
+            self.status = RoomStatus.FINISHED
 
     def resume(self) -> None:
         """After a restart: absent players get their grace period, bots carry on."""
         if self.status is not RoomStatus.RUNNING:
             return
-        loop = asyncio.get_running_loop()
-        for slot in self.seats:
-            if slot.player is not None and not slot.is_bot and not self.connected(slot.seat):
-                slot.grace = loop.call_later(self.grace_period, self._hand_to_bot, slot.seat)
+        self._start_grace_periods()
         self._after_change()
 
-    def _publish(self, events: list[Event]) -> None:
+    def _start_grace_periods(self) -> None:
+        """Every seat whose player is not here gets the grace period (a player
+        who left gets a bot at once)."""
+        loop = asyncio.get_running_loop()
+        for slot in self.seats:
+            if slot.kind != "human" or self.connected(slot.seat) or slot.grace is not None:
+                continue
+            if slot.left:
+                slot.autopilot = True
+            else:
+                slot.grace = loop.call_later(
+                    self.services.grace_period, self._hand_to_bot, slot.seat
+                )
+
+    def _publish(self, first_seq: int, events: list[Event]) -> None:
         """Send each member its own view of ``events``."""
-        start = len(self.log) + 1
-        self.log.extend(events)
-        frames = views.EventFrames(self.id, start, events)
+        frames = views.EventFrames(self.id, first_seq, events)
         for peer, seat in self.members.items():
             for frame in frames.for_seat(seat):
                 peer.send(frame)
-        assert self.match is not None
-        if self.match.is_over:
-            self.status = RoomStatus.FINISHED
-            self._cancel_timers()
-            self.on_change(self)
+        if self.status is RoomStatus.FINISHED:
+            self.on_change()
 
     def _after_change(self) -> None:
         """Prompt the seats that must act now and let the bots move."""
@@ -341,19 +415,28 @@ class Room:
                 continue
             self._prompted[seat] = key
             self._start_timer(seat)
-            frame = views.prompt_frame(self, seat, self.time_left(seat))
-            for outbox, member_seat in self.members.items():
-                if member_seat == seat:
-                    outbox.send(frame)
+            self.send_prompt(seat)
         if any(self.seats[s].bot_plays for s in match.to_act):
             self._wake_bots()
 
+    def send_prompt(self, seat: int, to: Peer | None = None) -> None:
+        """Prompt ``seat`` (at one peer, or every connection of its player) if it
+        must act now and no bot plays for it."""
+        match = self.match
+        if match is None or seat not in match.to_act or self.seats[seat].bot_plays:
+            return
+        frame = views.prompt_frame(self, seat, self.time_left(seat))
+        for peer, member_seat in self.members.items():
+            if member_seat == seat and (to is None or peer is to):
+                peer.send(frame)
+
     def _start_timer(self, seat: int) -> None:
         self._stop_timer(seat)
-        if self.turn_timer is not None:
+        timer = self.settings.turn_timer
+        if timer is not None:
             loop = asyncio.get_running_loop()
             key = self._prompted.get(seat)
-            self._deadlines[seat] = loop.call_later(self.turn_timer, self._timed_out, seat, key)
+            self._deadlines[seat] = loop.call_later(timer, self._timed_out, seat, key)
 
     def time_left(self, seat: int) -> float | None:
         """Seconds before the seat's turn timer runs out, if it has one running."""
@@ -379,7 +462,13 @@ class Room:
         ):
             return
         log.info("match %s: seat %d let its turn timer run out; a bot acts for it", self.id, seat)
-        asyncio.get_running_loop().create_task(self._stand_in(seat))
+        self._spawn(self._stand_in(seat))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task the room keeps (and cancels when it closes)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _stand_in(self, seat: int) -> None:
         match = self.match
@@ -387,9 +476,11 @@ class Room:
         if match is None or bot is None or seat not in match.to_act:
             return
         try:
-            await self._apply(seat, await self.thinker.decide(bot, match, seat))
+            announce = await self._apply(seat, await self.services.thinker.decide(bot, match, seat))
         except Exception:  # the player may have acted meanwhile; nothing to do then
             log.debug("match %s: stand-in for seat %d not needed", self.id, seat)
+            return
+        announce()
 
     def _cancel_timers(self) -> None:
         for handle in self._deadlines.values():
@@ -408,7 +499,7 @@ class Room:
             return
         slot.autopilot = True
         log.info("match %s: a bot plays seat %d for now", self.id, seat)
-        self.on_change(self)
+        self.on_change()
         self._after_change()
 
     def _wake_bots(self) -> None:
@@ -418,7 +509,7 @@ class Room:
     async def _run_bots(self) -> None:
         """Let bots act, one decision at a time, yielding to other matches."""
         while True:
-            await asyncio.sleep(self.bot_delay)
+            await asyncio.sleep(self.services.bot_delay)
             match = self.match
             if match is None or match.is_over or self.status is not RoomStatus.RUNNING:
                 return
@@ -428,15 +519,19 @@ class Room:
             bot = self.seats[seat].bot
             assert bot is not None
             try:
-                await self._apply(seat, await self.thinker.decide(bot, match, seat))
+                decision = await self.services.thinker.decide(bot, match, seat)
+                announce = await self._apply(seat, decision)
             except Exception:  # a bot must never take the match down
                 log.exception("match %s: bot at seat %d failed", self.id, seat)
                 return
+            announce()
 
     # -- shutting down -------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop timers and bots (server shutdown or room removal)."""
+        """Stop timers, bots and stand-ins (server shutdown or room removal)."""
         self._cancel_timers()
         if self._bot_task is not None:
             self._bot_task.cancel()
+        for task in self._tasks:
+            task.cancel()

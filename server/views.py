@@ -28,6 +28,7 @@ __all__ = [
     "match_update_frame",
     "prompt_frame",
     "scoring_to_wire",
+    "snapshot",
     "snapshot_frame",
     "state_to_wire",
     "summary",
@@ -229,30 +230,41 @@ def state_to_wire(view: engine.Observation) -> wire.State:
     )
 
 
-def snapshot_frame(room: Room, seat: int | None, request_id: Any = None) -> bytes:
-    """Everything ``seat`` may see of the room's match now, encoded."""
+def snapshot(
+    room: Room, seat: int | None, request_id: wire.RequestId | None = None
+) -> wire.Snapshot:
+    """Everything ``seat`` may see of the room's match now."""
     assert room.match is not None
-    return wire.encode(
-        wire.Snapshot(
-            id=request_id,
-            match=room.id,
-            seq=len(room.log),
-            seat=seat,
-            state=state_to_wire(observe(room.match, seat)),
-        )
+    return wire.Snapshot(
+        id=request_id,
+        match=room.id,
+        seq=len(room.log),
+        seat=seat,
+        state=state_to_wire(observe(room.match, seat)),
     )
 
 
+def snapshot_frame(room: Room, seat: int | None) -> bytes:
+    """:func:`snapshot`, encoded."""
+    return wire.encode(snapshot(room, seat))
+
+
 def prompt_frame(room: Room, seat: int, deadline: float | None) -> bytes:
-    """The prompt for ``seat`` with its legal actions, encoded."""
+    """The prompt for ``seat``: its legal actions and what each scores at once
+    (R14–R17), from that seat's observation, encoded."""
     assert room.match is not None
+    view = observe(room.match, seat)
+    legal = view.legal_actions
     return wire.encode(
         wire.Prompt(
             match=room.id,
             seq=len(room.log),
             seat=seat,
-            actions=tuple(action_to_wire(a) for a in room.match.legal_actions(seat)),
+            actions=tuple(action_to_wire(a) for a in legal),
             deadline=deadline,
+            points=tuple(
+                engine.action_points(view.ruleset, view.ranking, view.drawn, a) for a in legal
+            ),
         )
     )
 
@@ -290,13 +302,13 @@ def summary(room: Room) -> wire.MatchSummary:
             seats.append(wire.SeatInfo(seat=slot.seat, kind="empty"))
     return wire.MatchSummary(
         match=room.id,
-        name=room.name,
+        name=room.settings.name,
         status=status(room),
         seats=tuple(seats),
         host=room.host.name,
-        has_join_code=room.join_code is not None,
-        ruleset=room.ruleset_name,
-        turn_timer=room.turn_timer,
+        has_join_code=room.settings.join_code is not None,
+        ruleset=room.settings.ruleset_name,
+        turn_timer=room.settings.turn_timer,
     )
 
 

@@ -313,6 +313,7 @@ class TulipsApp(App[int]):
             picking=self.picking,
             acting=follow.acting,
             seconds_left=follow.seconds_left(),
+            points=follow.points(),
         )
 
     def _show(self, name: str) -> None:

@@ -6,8 +6,8 @@ language) and a letter from the catalogue that is distinct within each
 language (English P B K O; German L B R O; Spanish M A R N). A card is the
 three together with its value: ``◆P4``.
 
-Cards and colours arrive in their wire spelling (``"purple-4"``); splitting
-that spelling is reading the protocol, not knowing the rules.
+Cards and colours arrive in their wire spelling (``"purple-4"``), taken
+apart by :func:`protocol.card_parts`: reading the protocol, not the rules.
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from .i18n import t
 __all__ = [
     "COLOUR_STYLE",
     "GLYPH",
-    "card_colour",
     "card_text",
-    "card_value",
     "cards_text",
     "colour_name",
     "colour_tag",
@@ -40,17 +38,6 @@ COLOUR_STYLE: dict[str, str] = {
 }
 #: A colour's shape, the same in every language.
 GLYPH: dict[str, str] = {"purple": "◆", "blue": "●", "pink": "♥", "orange": "▲"}
-
-
-def card_colour(card: wire.Card) -> wire.Colour:
-    """The colour of a card spelt ``"<colour>-<value>"``."""
-    colour, _, _ = card.partition("-")
-    return colour  # type: ignore[return-value]
-
-
-def card_value(card: wire.Card) -> int:
-    """The value of a card spelt ``"<colour>-<value>"``."""
-    return int(card.rpartition("-")[2])
 
 
 def colour_name(colour: str) -> str:
@@ -68,8 +55,8 @@ def colour_tag(colour: str, *, name: bool = False) -> Text:
 
 def card_text(card: wire.Card, *, big: bool = False) -> Text:
     """``◆P4`` in the colour's style; ``big`` draws it as a reversed tile."""
-    colour = card_colour(card)
-    label = GLYPH[colour] + t(f"colour.{colour}.letter") + str(card_value(card))
+    colour, value = wire.card_parts(card)
+    label = GLYPH[colour] + t(f"colour.{colour}.letter") + str(value)
     if big:
         return Text(f" {label} ", style=f"bold reverse {COLOUR_STYLE[colour]}")
     return Text(label, style=f"bold {COLOUR_STYLE[colour]}")

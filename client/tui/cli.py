@@ -116,7 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tulips``."""
     args = parse_args(argv)
     name = args.name or default_name()
-    from .app import Plan, QuickMatch, TulipsApp  # after parsing: --help stays instant
+    try:
+        from .app import Plan, QuickMatch, TulipsApp  # after parsing: --help stays instant
+    except ModuleNotFoundError as exc:  # a server-only install: no Textual, nor Rich
+        if (exc.name or "").partition(".")[0] not in ("textual", "rich"):
+            raise
+        print(f"tulips: {t('cli.no_textual')}", file=sys.stderr)
+        return 1
     from .identity import IdentityStore
     from .localserver import LocalServer
 

@@ -12,8 +12,6 @@ import msgspec
 
 import protocol as wire
 
-from .cards import card_colour, card_value
-
 __all__ = ["apply_event", "with_prompt"]
 
 _replace = msgspec.structs.replace
@@ -58,8 +56,8 @@ def _add_card(
 
 def _into_festival(state: wire.State, card: wire.Card) -> dict[wire.Colour, int]:
     totals = dict(state.totals)
-    colour = card_colour(card)
-    totals[colour] = totals.get(colour, 0) + card_value(card)
+    colour, value = wire.card_parts(card)
+    totals[colour] = totals.get(colour, 0) + value
     return totals
 
 
@@ -142,7 +140,8 @@ def _apply_setup(state: wire.State, event: wire.GameEvent, me: int | None) -> wi
     if isinstance(event, wire.FestivalStarted):
         totals = {colour: 0 for colour in COLOURS}
         for card in event.cards:
-            totals[card_colour(card)] += card_value(card)
+            colour, value = wire.card_parts(card)
+            totals[colour] += value
         return _replace(
             state,
             festival=event.cards,

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from .locales import de, en, es
+
+if TYPE_CHECKING:  # Rich comes with Textual: only the app needs it, not ``tulips --help``
+    from rich.text import Text
 
 __all__ = [
     "CATALOGUE",
@@ -106,6 +108,8 @@ def t(key: str, **fields: object) -> str:
 def rich(key: str, style: str = "", **fields: object) -> Text:
     """Like :func:`t`, but a :class:`Text`: ``Text`` fields keep their styles and
     string fields are inserted verbatim (never parsed as markup)."""
+    from rich.text import Text
+
     result = Text(style=style)
     for literal, field, spec, conversion in _FORMATTER.parse(_template(key)):
         if literal:

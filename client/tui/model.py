@@ -8,7 +8,10 @@ connections, status), the log in words, and the seat's prompt. Invariants:
 - ``state`` is exactly the server's view after event ``seq``: an event whose
   ``seq`` is not ``seq + 1`` is not applied (stale ones are dropped, a gap
   asks for a ``sync``), and a snapshot replaces everything.
-- Nothing here decides a rule; legal actions come from prompts and snapshots.
+- Nothing here decides a rule; legal actions come from prompts and snapshots,
+  what they score from the last prompt (:meth:`Follow.points`).
+- ``last_prompt`` is the prompt behind the state's legal actions, or None:
+  it goes when they go, and when a snapshot of another ``seq`` comes.
 
 :class:`Lobby` holds the server's match list, kept live by ``match_update``.
 """
@@ -16,12 +19,13 @@ connections, status), the log in words, and the seat's prompt. Invariants:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from rich.text import Text
 
 import protocol as wire
+from client.options import points_by_action
 
 from .fold import apply_event, with_prompt
 from .narrate import describe
@@ -67,6 +71,7 @@ class Follow:
         self.log: list[Text] = []
         self.deadline_at: float | None = None
         self.acting = False
+        self.last_prompt: wire.Prompt | None = None
 
     # -- joining ----------------------------------------------------------------------
 
@@ -78,6 +83,7 @@ class Follow:
             self.state = None
             self.seq = 0
             self.log = []
+            self.last_prompt = None
         self.match_id = joined.match
         self.seat = joined.seat
         self.host = joined.host
@@ -104,6 +110,10 @@ class Follow:
         self.acting = False
         if not snapshot.state.legal_actions:
             self.deadline_at = None
+        if self.last_prompt is not None and (
+            self.last_prompt.seq != snapshot.seq or not snapshot.state.legal_actions
+        ):
+            self.last_prompt = None  # its points were for another position
         return True
 
     def event(self, message: wire.Event) -> Outcome:
@@ -121,6 +131,7 @@ class Follow:
         if before.legal_actions and not self.state.legal_actions:
             self.acting = False
             self.deadline_at = None
+            self.last_prompt = None
         line = describe(event, self.names(), self.seat)
         if line is not None:
             self.say(line)
@@ -131,9 +142,15 @@ class Follow:
         if prompt.match != self.match_id or self.state is None or prompt.seq != self.seq:
             return False
         self.state = with_prompt(self.state, prompt)
+        self.last_prompt = prompt
         self.acting = False
         self.deadline_at = self._clock() + prompt.deadline if prompt.deadline is not None else None
         return True
+
+    def points(self) -> Mapping[wire.Action, int]:
+        """What each legal action scores at once, as the last prompt said
+        (empty when the server did not say)."""
+        return points_by_action(self.last_prompt)
 
     def seconds_left(self) -> int | None:
         """Whole seconds before the turn timer plays for us, if one runs."""

@@ -8,9 +8,12 @@ The state comes from the server's snapshot moved forward event by event
   connections) and the client's own situation (its seat, whether it is
   choosing a receiver).
 
-Choice points are presentation arithmetic on what the server sent
-(``state.points`` and the ranking): keep = the bouquet points of the colour's
-rank (unranked counts as 4th), give = giving bonus + the card's value, add = 0.
+What a choice scores comes from the seat's last prompt (``prompt.points``,
+looked up by action with :func:`client.options.points_by_action`); the view
+never works it out, and shows none when the server does not say. The
+festival's rows show the festival cards' own numbers (``state.points``) for
+each colour's rank, the way the printed cards lie on the table: a legend, not
+a sum.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from rich.text import Text
 
 import protocol as wire
 
-from .cards import card_colour, card_value
 from .i18n import t
 
 __all__ = [
@@ -38,16 +40,14 @@ __all__ = [
     "RankRow",
     "ScoreRow",
     "TableView",
-    "choice_points",
     "final_view",
     "lobby_rows",
-    "rank_of",
     "seat_names",
     "table_view",
 ]
 
 COLOURS: tuple[wire.Colour, ...] = wire.COLOURS
-UNRANKED = 3  # R7: an unranked colour scores as 4th for keeping and giving
+UNRANKED = 3  # the festival cards' last column: "4th / unranked" (protocol Points)
 
 # -- names -----------------------------------------------------------------------------------
 
@@ -71,13 +71,14 @@ def seat_names(summary: wire.MatchSummary | None, seats: int) -> dict[int, str]:
 
 @dataclass(frozen=True, slots=True)
 class RankRow:
-    """One colour of the festival: its rank, total and what that rank is worth now."""
+    """One colour of the festival: its rank, total, and the numbers printed on
+    the festival card of that rank (a legend from ``state.points``)."""
 
     colour: wire.Colour
     rank: int | None  # 0 for 1st … 3 for 4th; None: unranked
     total: int
-    give: int  # giving bonus (the card's value is added)
-    keep: int  # bouquet points
+    give: int  # the card's giving bonus
+    keep: int  # the card's bouquet points
     majority: tuple[int, ...]  # majority points that score at this table; () for 4th
     values: tuple[int, ...] = ()  # the values of its festival cards, in the order placed
 
@@ -176,23 +177,6 @@ class TableView:
     seconds_left: int | None = None
 
 
-def rank_of(state: wire.State, colour: str) -> int:
-    """The colour's rank index, 0 for 1st; unranked counts as 4th (R7)."""
-    return state.ranking.index(colour) if colour in state.ranking else UNRANKED
-
-
-def choice_points(state: wire.State, card: wire.Card, action: wire.Action) -> int | None:
-    """What an action would score with ``card`` now (None for the opening)."""
-    rank = rank_of(state, card_colour(card))
-    if isinstance(action, wire.Keep):
-        return state.points.bouquet[rank]
-    if isinstance(action, wire.Give):
-        return state.points.giving_bonus[rank] + card_value(card)
-    if isinstance(action, wire.AddFaceUp | wire.AddSecret):
-        return 0
-    return None
-
-
 def festival_view(state: wire.State, me: int | None) -> FestivalView:
     """The festival's colours in rank order, unranked ones last."""
     points = state.points
@@ -210,7 +194,11 @@ def festival_view(state: wire.State, me: int | None) -> FestivalView:
                 give=points.giving_bonus[index],
                 keep=points.bouquet[index],
                 majority=tuple(majority),
-                values=tuple(card_value(c) for c in state.festival if card_colour(c) == colour),
+                values=tuple(
+                    parts.value
+                    for parts in map(wire.card_parts, state.festival)
+                    if parts.colour == colour
+                ),
             )
         )
     return FestivalView(
@@ -239,10 +227,11 @@ def player_rows(
         if state is not None:
             seat_state = state.seats[seat]
             bouquet, keeping, giving = seat_state.bouquet, seat_state.keeping, seat_state.giving
+        parts = [wire.card_parts(card) for card in bouquet]
         colours = tuple(
             (
-                sum(1 for card in bouquet if card_colour(card) == colour),
-                sum(card_value(card) for card in bouquet if card_colour(card) == colour),
+                sum(1 for p in parts if p.colour == colour),
+                sum(p.value for p in parts if p.colour == colour),
             )
             for colour in COLOURS
         )
@@ -266,9 +255,9 @@ def player_rows(
 _TURN_KEYS = {"keep": "k", "give": "g", "add_face_up": "f", "add_secret": "s"}
 
 
-def _turn_choices(state: wire.State, names: Mapping[int, str], picking: bool) -> tuple[Choice, ...]:
-    card = state.drawn
-    assert card is not None
+def _turn_choices(
+    state: wire.State, names: Mapping[int, str], picking: bool, points: Mapping[wire.Action, int]
+) -> tuple[Choice, ...]:
     actions = state.legal_actions
     gives = [a for a in actions if isinstance(a, wire.Give)]
     if picking and gives:
@@ -278,7 +267,7 @@ def _turn_choices(state: wire.State, names: Mapping[int, str], picking: bool) ->
                     key=str(a.to_seat + 1),
                     label="choice.give_to",
                     action=a,
-                    points=choice_points(state, card, a),
+                    points=points.get(a),
                     name=names.get(a.to_seat, str(a.to_seat + 1)),
                 )
                 for a in gives
@@ -289,21 +278,29 @@ def _turn_choices(state: wire.State, names: Mapping[int, str], picking: bool) ->
     for action in actions:
         if isinstance(action, wire.Give):
             if action is gives[0]:
-                points = choice_points(state, card, action)
                 if len(gives) == 1:  # one receiver: no need to ask whom
                     choices.append(
                         Choice(
-                            "g", "choice.give_to", action, points, name=names.get(action.to_seat)
+                            "g",
+                            "choice.give_to",
+                            action,
+                            points.get(action),
+                            name=names.get(action.to_seat),
                         )
                     )
                 else:
-                    choices.append(Choice("g", "choice.give", None, points))
+                    choices.append(Choice("g", "choice.give", None, _common(gives, points)))
             continue
         kind = _kind(action)
-        choices.append(
-            Choice(_TURN_KEYS[kind], f"choice.{kind}", action, choice_points(state, card, action))
-        )
+        choices.append(Choice(_TURN_KEYS[kind], f"choice.{kind}", action, points.get(action)))
     return tuple(choices)
+
+
+def _common(actions: Sequence[wire.Action], points: Mapping[wire.Action, int]) -> int | None:
+    """The points every one of ``actions`` scores, if the server says they all
+    score the same (the step that opens the receivers shows it); else None."""
+    said = {points.get(action) for action in actions}
+    return said.pop() if len(said) == 1 else None
 
 
 def _kind(action: wire.Action) -> str:
@@ -324,8 +321,10 @@ def actions_view(
     host: bool = False,
     picking: bool = False,
     acting: bool = False,
+    points: Mapping[wire.Action, int] | None = None,
 ) -> ActionsView:
-    """What the action panel offers now."""
+    """What the action panel offers now; ``points`` are the seat's last
+    prompt's, by action (:func:`client.options.points_by_action`)."""
     names = seat_names(summary, len(state.seats) if state else len(summary.seats) if summary else 0)
     if state is None:
         if summary is None:
@@ -372,7 +371,7 @@ def actions_view(
         return ActionsView(
             mode="give" if picking and gives else "turn",
             drawn=state.drawn,
-            choices=_turn_choices(state, names, picking),
+            choices=_turn_choices(state, names, picking, points or {}),
             second_card=state.used is not None,
         )
     return ActionsView(mode="wait", waiting_for=waiting)
@@ -401,9 +400,13 @@ def table_view(
     picking: bool = False,
     acting: bool = False,
     seconds_left: int | None = None,
+    points: Mapping[wire.Action, int] | None = None,
 ) -> TableView:
-    """Everything the table screen shows, from what the server sent."""
-    actions = actions_view(state, summary, me, host=host, picking=picking, acting=acting)
+    """Everything the table screen shows, from what the server sent (``points``:
+    what each legal action scores, as the seat's last prompt said)."""
+    actions = actions_view(
+        state, summary, me, host=host, picking=picking, acting=acting, points=points
+    )
     return TableView(
         title=summary.name if summary is not None else "",
         turn=state.turn if state is not None else 0,

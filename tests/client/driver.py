@@ -30,7 +30,8 @@ async def until(
 async def play_to_the_end(
     pilot: Pilot[Any], app: TulipsApp, rng: random.Random, timeout: float = 30.0
 ) -> list[str]:
-    """Answer every prompt with a key until the final screen shows; returns the keys."""
+    """Answer every prompt with a key until the final screen shows; returns the
+    keys. Every turn's choices must show their points (the server's)."""
     pressed: list[str] = []
     async with asyncio.timeout(timeout):
         while not isinstance(app.screen, FinalScreen):
@@ -40,6 +41,9 @@ async def play_to_the_end(
             if mode == "opening" or mode == "give":
                 key = rng.choice([k for k in keys if k.isdigit()])
             elif mode == "turn":
+                assert view is not None
+                # the server says what each option scores; the screen shows it
+                assert all(c.points is not None for c in view.actions.choices)
                 options = [k for k in TURN_KEYS if k in keys]
                 key = rng.choice(options)
             else:

@@ -230,6 +230,7 @@ def mid_game() -> list[object]:
                 wire.AddFaceUp(),
                 wire.AddSecret(),
             ),
+            points=(1, 5, 5, 5, 0, 0),  # orange is 3rd: keep 1 (R14), give 1 + 4 (R15)
         ),
     ]
 
@@ -275,6 +276,7 @@ def opening() -> list[object]:
             seq=4,
             seat=0,
             actions=(wire.Opening(secret="blue-3"), wire.Opening(secret="pink-4")),
+            points=(0, 0),  # R11: no points for the opening
         ),
         wire.Event(match=MATCH, seq=5, event=wire.OpeningChosen(seat=1, bouquet=None, secret=None)),
     ]

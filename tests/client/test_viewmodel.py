@@ -10,12 +10,12 @@ import random
 import msgspec
 
 import protocol as wire
+from client.options import points_by_action
 from client.sdk import connect
 from client.tui.fold import apply_event
 from client.tui.model import Follow
 from client.tui.narrate import describe
 from client.tui.viewmodel import (
-    choice_points,
     final_view,
     lobby_rows,
     seat_names,
@@ -93,21 +93,50 @@ def test_opening_choice_and_reveal_as_their_owner_sees_them() -> None:
     assert state.my_secret == ("blue-3",) and state.secret_count == 3 and state.phase == "turn"
 
 
-def test_choice_points_are_what_the_server_would_score() -> None:
-    """Keep: the rank's bouquet points (unranked = 4th); give: bonus + value; add: 0."""
-    # pink is 4th: keep 2, give 0 + 4
-    assert choice_points(STATE, "pink-4", wire.Keep()) == 2
-    assert choice_points(STATE, "pink-4", wire.Give(to_seat=0)) == 4
-    assert choice_points(STATE, "purple-3", wire.Give(to_seat=0)) == 3 + 3  # 1st: +3
-    assert choice_points(STATE, "blue-2", wire.Keep()) == 1  # 3rd
-    assert choice_points(STATE, "pink-4", wire.AddSecret()) == 0
-    unranked = msgspec.structs.replace(STATE, ranking=("purple", "orange"))
-    assert choice_points(unranked, "blue-4", wire.Keep()) == 2  # R7: unranked keeps as 4th
+def test_choice_points_are_the_prompts_not_worked_out() -> None:
+    """Each choice shows the points its prompt sent for it, whatever they are:
+    the view reads them and does no sum of its own."""
+    odd = msgspec.structs.replace(examples.PROMPT_4P, points=(7, 3, 1))
+    view = table_view(STATE, fakes.summary(), me=1, points=points_by_action(odd))
+    assert [(c.key, c.points) for c in view.actions.choices] == [("k", 7), ("f", 3), ("s", 1)]
+
+
+def test_without_points_from_the_server_no_choice_shows_any() -> None:
+    """An older server sends no points: the choices offer none (not a guess)."""
+    old = msgspec.structs.replace(examples.PROMPT_4P, points=())
+    assert points_by_action(old) == {}
+    view = table_view(STATE, fakes.summary(), me=1, points=points_by_action(old))
+    assert [(c.key, c.points) for c in view.actions.choices] == [
+        ("k", None), ("f", None), ("s", None),
+    ]  # fmt: skip
+    assert [c.points for c in table_view(STATE, fakes.summary(), me=1).actions.choices] == [
+        None, None, None,
+    ]  # fmt: skip
+
+
+def test_the_last_prompt_gives_the_points_while_its_position_lasts() -> None:
+    """Follow keeps the last prompt: its points hold through a sync of the same
+    seq, and go with the legal actions, or with a snapshot of another seq."""
+    follow = Follow(clock=lambda: 0.0)
+    follow.join(wire.Joined(match=fakes.MATCH, seat=1, host=False))
+    assert follow.snapshot(examples.SNAPSHOT_4P) and follow.points() == {}
+    assert follow.prompt(examples.PROMPT_4P)
+    said = {wire.Keep(): 2, wire.AddFaceUp(): 0, wire.AddSecret(): 0}
+    assert follow.points() == said
+    assert follow.snapshot(examples.SNAPSHOT_4P) and follow.points() == said
+    kept = wire.CardKept(seat=1, card="pink-4", points=2)
+    assert follow.event(wire.Event(match=fakes.MATCH, seq=80, event=kept)) == "applied"
+    assert follow.points() == {}
+    assert follow.snapshot(examples.SNAPSHOT_4P) and follow.prompt(examples.PROMPT_4P)
+    later = msgspec.structs.replace(examples.SNAPSHOT_4P, seq=85)
+    assert follow.snapshot(later) and follow.state is not None and follow.state.legal_actions
+    assert follow.points() == {}  # the old prompt's points were for seq 79
 
 
 def test_table_view_of_the_example_snapshot() -> None:
-    """Rank rows in rank order with their points; players by colour; the legal choices."""
-    view = table_view(STATE, fakes.summary(), me=1)
+    """Rank rows in rank order with their cards' numbers; players by colour; the
+    legal choices with the example prompt's points."""
+    view = table_view(STATE, fakes.summary(), me=1, points=points_by_action(examples.PROMPT_4P))
     assert view.festival is not None
     rows = view.festival.rows
     assert [r.colour for r in rows] == ["purple", "orange", "blue", "pink"]
@@ -124,16 +153,25 @@ def test_table_view_of_the_example_snapshot() -> None:
 
 def test_give_choices_ask_whom_then_list_the_receivers() -> None:
     """Several receivers: g opens a picker keyed by seat number, Escape goes back."""
-    state = msgspec.structs.replace(
-        STATE, used=None, legal_actions=(wire.Keep(), wire.Give(to_seat=0), wire.Give(to_seat=3))
-    )
-    names = table_view(state, fakes.summary(), me=1).actions.choices
-    assert [(c.key, c.action) for c in names] == [("k", wire.Keep()), ("g", None)]
-    picking = table_view(state, fakes.summary(), me=1, picking=True).actions
+    actions = (wire.Keep(), wire.Give(to_seat=0), wire.Give(to_seat=3))
+    state = msgspec.structs.replace(STATE, used=None, legal_actions=actions)
+    points: dict[wire.Action, int] = {
+        wire.Keep(): 2,
+        wire.Give(to_seat=0): 4,
+        wire.Give(to_seat=3): 4,
+    }
+    names = table_view(state, fakes.summary(), me=1, points=points).actions.choices
+    assert [(c.key, c.action, c.points) for c in names] == [
+        ("k", wire.Keep(), 2), ("g", None, 4),
+    ]  # fmt: skip
+    picking = table_view(state, fakes.summary(), me=1, picking=True, points=points).actions
     assert picking.mode == "give"
     assert [(c.key, c.name, c.points) for c in picking.choices] == [
         ("1", "Cy", 4), ("4", "Bot 4", 4), ("escape", None, None),
     ]  # fmt: skip
+    uneven = {**points, wire.Give(to_seat=3): 6}  # the server's word, not the view's
+    (_, give) = table_view(state, fakes.summary(), me=1, points=uneven).actions.choices
+    assert give.points is None  # g shows one number only when every receiver scores it
 
 
 def test_final_view_puts_the_winner_first() -> None:
@@ -163,7 +201,8 @@ def test_describe_says_what_happened() -> None:
 
 
 async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> None:
-    """Played live: at every turn prompt the folded state equals a fresh `sync` snapshot."""
+    """Played live: at every turn prompt the folded state equals a fresh `sync`
+    snapshot, and the prompt's points (one per action) are what the view looks up."""
     rng = random.Random(7)
     checked = 0
     answered: set[int] = set()  # a sync repeats the prompt: answer each one once
@@ -189,6 +228,8 @@ async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> No
                     and follow.prompt(message)
                 ):
                     answered.add(message.seq)
+                    assert len(message.points) == len(message.actions)  # the server says
+                    assert set(follow.points()) == set(message.actions)
                     if follow.state is not None and follow.state.phase == "turn":
                         fresh = await session.sync()
                         assert fresh.seq == follow.seq

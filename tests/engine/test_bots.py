@@ -27,7 +27,18 @@ from engine import (
     all_cards,
     observe,
 )
-from engine.arena import (
+from engine.bots.determinize import Determiniser, determinise, unseen_cards
+from engine.bots.policies import (
+    BOTS,
+    Policy,
+    bot_policy,
+    greedy_policy,
+    medium_policy,
+    random_policy,
+    standing,
+)
+from engine.bots.search import HardPolicy, SearchResult, hard_policy, search
+from engine.tools.arena import (
     ArenaResult,
     MatchResult,
     StrategyStats,
@@ -37,17 +48,6 @@ from engine.arena import (
     run_arena,
     wilson_interval,
 )
-from engine.determinize import Determiniser, determinise, unseen_cards
-from engine.policies import (
-    BOTS,
-    Policy,
-    bot_policy,
-    greedy_policy,
-    medium_policy,
-    random_policy,
-    standing,
-)
-from engine.search import HardPolicy, SearchResult, hard_policy, search
 
 from .helpers import card, cards, play_random
 

@@ -1,5 +1,5 @@
 """Golden playthroughs: seeded bot matches rendered as every seat saw them
-(engine.playthrough), diffed against the committed text in golden/.
+(engine.tools.playthrough), diffed against the committed text in golden/.
 
 A rules change shows up as a readable diff, a leaked card (R24–R26) as a
 one-line one. After an intended change, regenerate and review the diff.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.playthrough import (
+from engine.tools.playthrough import (
     GOLDEN_CASES,
     REGENERATE,
     golden_dir,
@@ -92,7 +92,7 @@ def test_r25_golden_lines_show_private_cards_only_to_their_owner(players: int, s
 
 
 def test_main_prints_a_playthrough(capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m engine.playthrough --players 2 --seed 4` prints that playthrough."""
+    """`python -m engine.tools.playthrough --players 2 --seed 4` prints that playthrough."""
     assert main(["--players", "2", "--seed", "4", "--first-seat", "1"]) == 0
     assert capsys.readouterr().out == render_playthrough(2, 4, first_seat=1)
 

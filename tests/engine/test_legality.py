@@ -112,12 +112,13 @@ def test_r11_another_seats_card_refused() -> None:
 
 
 def test_r11_opening_twice_refused() -> None:
-    """A seat that has made its opening choice cannot make it again, in either form."""
+    """A seat that has made its opening choice cannot make it again, in either form:
+    it has nothing to do until every seat has chosen, so it is not its turn."""
     for secret in ("pink-2", "orange-3"):
         match = opening_match()
         match.apply(0, Action.opening(card("pink-2")))
         opening = Action.opening(card(secret))
-        assert_refused(match, 0, opening, IllegalAction, "already made")
+        assert_refused(match, 0, opening, NotYourTurn, "already made")
 
 
 def test_r11_opening_after_the_opening_refused() -> None:

@@ -32,6 +32,7 @@ from engine import (
     Phase,
     Ruleset,
     UnknownSeat,
+    action_points,
     all_cards,
     observe,
     project_event,
@@ -237,6 +238,43 @@ def test_r17_scores_never_fall(players: int, seed: int, data: st.DataObject) -> 
         assert (score.keeping, score.giving) == (view.keeping, view.giving)
 
 
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_r14_r17_action_points_are_the_score_each_legal_action_causes(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """At every step, for every legal action, :func:`action_points` from the acting
+    seat's observation is exactly the rise of that seat's score when the action is
+    applied, and no other seat's score moves (R14–R17; the receiver of GIVE scores
+    nothing, R15; the opening and ADD score nothing, R11, R16)."""
+    match = new_match(data, players, seed)
+    priced = Counter[ActionKind]()
+
+    def scores(m: Match) -> list[int]:
+        return [view.score for view in observe(m, None).seats]
+
+    def check_prices() -> None:
+        if match.is_over:
+            return
+        before = scores(match)
+        for seat in match.to_act:
+            view = observe(match, seat)
+            for action in view.legal_actions:
+                points = action_points(view.ruleset, view.ranking, view.drawn, action)
+                after = match.clone()
+                after.apply(seat, action)
+                expected = before.copy()
+                expected[seat] += points
+                assert scores(after) == expected, f"seat {seat} {action} priced {points}"
+                priced[action.kind] += points > 0
+
+    check_prices()
+    play(data, match, lambda *_: check_prices())
+    assert priced[ActionKind.GIVE] > 0  # R15: giving always scores the card's value
+    assert priced[ActionKind.ADD_FACE_UP] == priced[ActionKind.ADD_SECRET] == 0
+    assert priced[ActionKind.OPENING] == 0
+
+
 # -- replay and clone -----------------------------------------------------------------
 
 
@@ -433,8 +471,8 @@ def illegal_proposals(draw: st.DrawFn, match: Match) -> tuple[Any, Any, type[Ill
         choices.append((seat, action, GameOver))
     elif match.phase is Phase.OPENING:
         seat = draw(st.integers(0, players - 1))
-        if match._hands[seat] is None:  # R11: the choice is made once
-            choices.append((seat, draw(any_card.map(Action.opening)), IllegalAction))
+        if match._hands[seat] is None:  # R11: the choice is made once; then it waits
+            choices.append((seat, draw(any_card.map(Action.opening)), NotYourTurn))
         else:
             hand = match._hands[seat]
             assert hand is not None

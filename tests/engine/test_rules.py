@@ -1,4 +1,4 @@
-"""One or more tests per rule of shared/RULES.md (R1–R23, R30), named after it.
+"""One or more tests per rule of docs/RULES.md (R1–R23, R30), named after it.
 
 Most scenarios are hand-worked from a deal the test chooses
 (:meth:`Match.from_deal`, deck listed first drawn first); the worked examples

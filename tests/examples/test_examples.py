@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import protocol as wire
-from client.bots import STRATEGIES, Bot, medium_strategy, run_bot
+from client.bots import STRATEGIES, Bot, Option, medium_strategy, run_bot
 from client.sdk import Session, connect
 from server.app import TulipsServer
 from server.config import ServerConfig
@@ -121,8 +121,8 @@ async def test_bot_subclass_decides(url: str) -> None:
     """Subclassing Bot and overriding decide is enough to play."""
 
     class FirstAction(Bot):
-        def decide(self, state: wire.State, actions: Sequence[wire.Action]) -> wire.Action:
-            return actions[0]
+        def decide(self, state: wire.State, options: Sequence[Option]) -> wire.Action:
+            return options[0].action
 
     async with connect(url, name="sub") as session:
         await session.create_match(seats=2, bots=[(1, "medium")])

@@ -216,6 +216,39 @@ def test_bad_envelope_is_a_bad_message(value: dict[str, Any], path: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("value", "request_id"),
+    [
+        ({"type": "leave", "id": 7}, 7),
+        ({"v": "1", "type": "leave", "id": "r1"}, "r1"),
+        ({"v": 1, "type": 7, "id": 0}, 0),
+        ({"v": None, "id": 2**53}, 2**53),
+        ({"type": "leave", "id": 1.5}, None),  # the id itself is what is broken
+        ({"type": "leave", "id": "x" * 65}, None),
+        ({1: 2, "v": "1", "type": "leave", "id": 3}, None),  # a key no struct can read
+    ],
+)
+def test_bad_envelope_repeats_a_readable_id(value: dict[str, Any], request_id: Any) -> None:
+    """A broken `v` or `type` still lets the `error` repeat the request's `id` (PROTOCOL.md)."""
+    error = refused(pack(value))
+    assert error.code is ErrorCode.BAD_MESSAGE
+    assert error.request_id == request_id
+    assert error_message_for(error).id == request_id
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [([1, 2], "an array"), (1, "an int"), ("hello", "a str"), (None, "nil"), (2.5, "a float")],
+)
+def test_a_frame_that_is_not_a_map_says_what_it_is(value: Any, kind: str) -> None:
+    """Read from the MessagePack type byte, not from msgspec's wording."""
+    error = refused(pack(value))
+    assert (error.code, error.message) == (
+        ErrorCode.BAD_FRAME,
+        f"a message is one MessagePack map, not {kind}",
+    )
+
+
+@pytest.mark.parametrize(
     "data",
     [
         pack([1, 2]),
@@ -440,13 +473,150 @@ def test_close_codes_follow_the_table() -> None:
 
 
 def test_negotiate_version() -> None:
-    """The highest common version, or `unsupported_version`."""
+    """The highest version `versions` (default `[v]`) shares with the package, or
+    `unsupported_version`: when `versions` is given, it alone decides."""
     assert negotiate_version(Hello(client="c", name="n")) == 1
     assert negotiate_version(Hello(client="c", name="n", versions=(1, 2))) == 1
-    with pytest.raises(ProtocolError) as info:
-        negotiate_version(Hello(id=5, client="c", name="n", versions=(2, 3)))
-    assert info.value.code is ErrorCode.UNSUPPORTED_VERSION
-    assert info.value.request_id == 5
+    assert negotiate_version(Hello(v=2, client="c", name="n", versions=(1, 2))) == 1
+    for hello in (
+        Hello(id=5, client="c", name="n", versions=(2, 3)),
+        Hello(id=5, v=2, client="c", name="n"),
+        Hello(id=5, client="c", name="n", versions=()),
+    ):
+        with pytest.raises(ProtocolError) as info:
+            negotiate_version(hello)
+        assert info.value.code is ErrorCode.UNSUPPORTED_VERSION
+        assert info.value.request_id == 5
+        assert info.value.message.endswith("supported versions: 1")
+
+
+def test_a_hello_is_read_whatever_its_version() -> None:
+    """A `hello` of a version the package does not speak is read with this
+    version's fields, so its `versions` can be negotiated; other types are not."""
+    newer = {"v": 2, "type": "hello", "id": 1, "client": "c", "name": "n", "versions": [1, 2]}
+    hello = decode_client_message(pack(newer))
+    assert isinstance(hello, Hello) and (hello.v, hello.versions) == (2, (1, 2))
+    assert negotiate_version(hello) == 1
+    unreadable = {"v": 2, "type": "hello", "id": 4, "versions": [1, 2]}  # no client, no name
+    error = refused(pack(unreadable))
+    assert (error.code, error.request_id) == (ErrorCode.UNSUPPORTED_VERSION, 4)
+    assert error.message == "protocol version 2 is not supported; supported versions: 1"
+    error = refused(pack({"v": 2, "type": "list_matches", "id": 3}))
+    assert (error.code, error.request_id) == (ErrorCode.UNSUPPORTED_VERSION, 3)
+    assert close_code_for(error) is CloseCode.UNSUPPORTED_VERSION
+
+
+def test_welcome_limits_are_optional() -> None:
+    """A `welcome` from an older server, without `limits`, still decodes."""
+    welcome = ex.SERVER_EXAMPLES["welcome"]
+    assert isinstance(welcome, protocol.Welcome) and welcome.limits is not None
+    older = msgspec.structs.replace(welcome, limits=None)
+    assert "limits" not in msgpack.unpackb(encode(older))
+    assert decode_server_message(encode(older)) == older
+
+
+# -- msgspec's wording ------------------------------------------------------
+#
+# msgspec's ValidationError is only a sentence: the codec reads the path and the
+# reason from its wording. These are every form it reads, as msgspec must word
+# them; pyproject.toml bounds msgspec to the versions that pass.
+
+_WORDING: list[tuple[str, type[Any], dict[Any, Any], str]] = [
+    # (the pattern read, the type, the value, msgspec's exact sentence)
+    (
+        "_AT and _ROOT: a located error",
+        protocol.Act,
+        {"type": "act", "action": {"kind": "give", "to_seat": "2"}},
+        "Expected `int`, got `str` - at `$.action.to_seat`",
+    ),
+    (
+        "_MISSING: a missing field",
+        protocol.Act,
+        {"type": "act", "action": {"kind": "give"}},
+        "Object missing required field `to_seat` - at `$.action`",
+    ),
+    (
+        "_MISSING, unlocated: a missing top-level field",
+        protocol.Hello,
+        {"v": 1, "type": "hello", "client": "c"},
+        "Object missing required field `name`",
+    ),
+    (
+        "_KEY_IN: an error in a key",
+        protocol.Leave,
+        {1: 2, "v": 1, "type": "leave"},
+        "Expected `str`, got `int` - at `key` in `$`",
+    ),
+    (
+        "_REGEX and _REGEX_WORDS: a name with a control character",
+        protocol.Hello,
+        {"v": 1, "type": "hello", "client": "c", "name": "A\x1b"},
+        r"Expected `str` matching regex '^[^\\x00-\\x1f\\x7f-\\x9f]*$' - at `$.name`",
+    ),
+    (
+        "_REGEX and _REGEX_WORDS: an identifier with a space",
+        protocol.Hello,
+        {"v": 1, "type": "hello", "client": "c", "name": "A", "token": "a b"},
+        "Expected `str` matching regex '^[A-Za-z0-9_-]+$' - at `$.token`",
+    ),
+    (
+        "_ENUM and _QUOTED: a value outside an enumeration",
+        protocol.CreateMatch,
+        {
+            "v": 1,
+            "type": "create_match",
+            "name": "m",
+            "seats": 3,
+            "bots": [{"seat": 1, "strength": "x"}],
+        },
+        "Invalid enum value 'x' - at `$.bots[0].strength`",
+    ),
+    (
+        "_QUOTED: an unknown tag",
+        protocol.Act,
+        {"v": 1, "type": "act", "action": {"kind": "fly"}},
+        "Invalid value 'fly' - at `$.action.kind`",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "cls", "value", "sentence"), _WORDING, ids=[w[0] for w in _WORDING]
+)
+def test_msgspec_still_words_errors_as_the_codec_reads(
+    pattern: str, cls: type[Any], value: dict[Any, Any], sentence: str
+) -> None:
+    """If this fails, a msgspec release words its errors differently: fix the
+    patterns in protocol/codec.py ("msgspec's wording") and the bound in pyproject.toml."""
+    with pytest.raises(msgspec.ValidationError) as info:
+        msgspec.msgpack.decode(pack(value), type=cls)
+    assert str(info.value) == sentence, f"msgspec's wording changed ({pattern})"
+
+
+def test_every_msgspec_pattern_the_codec_reads_is_checked() -> None:
+    """Each pattern, and each regex the codec puts in words, meets a real sentence above."""
+    from protocol import codec
+
+    sentences = [w[3] for w in _WORDING]
+    reasons = []
+    for sentence in sentences:
+        reason, at, where = sentence.rpartition(codec._AT)
+        if at:  # located: `$…` or `key` in `$…`, closed by a backtick
+            assert where.removeprefix(codec._KEY_IN).startswith(codec._ROOT), sentence
+            assert where.endswith("`"), sentence
+        reasons.append(reason if at else where)
+    assert any(codec._KEY_IN in s for s in sentences)
+    assert any(
+        codec._MISSING.match(r) and codec._AT not in s
+        for r, s in zip(reasons, sentences, strict=True)
+    )
+    assert any(
+        codec._MISSING.match(r) and codec._AT in s for r, s in zip(reasons, sentences, strict=True)
+    )
+    quoted = {m.group(1) for r in reasons if (m := codec._REGEX.search(r))}
+    assert quoted == set(codec._REGEX_WORDS)
+    assert any(r.startswith(codec._ENUM) for r in reasons)
+    assert any(codec._QUOTED.search(r) for r in reasons)
 
 
 # -- sizes ------------------------------------------------------------------

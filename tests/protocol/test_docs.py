@@ -54,6 +54,19 @@ def test_every_message_and_event_is_documented() -> None:
         assert f'<a id="event-{cls.__struct_config__.tag}"></a>' in text
 
 
+def test_every_value_type_a_message_holds_has_a_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each struct a message carries is defined under Values, or writing the document fails."""
+    assert docs.value_types_missing() == []
+    text = document()
+    for cls in docs._VALUE_TYPES:
+        assert f"\n### {cls.__name__}\n" in text
+    shorter = tuple(cls for cls in docs._VALUE_TYPES if cls.__name__ != "SeatAction")
+    monkeypatch.setattr(docs, "_VALUE_TYPES", shorter)
+    assert docs.value_types_missing() == ["SeatAction"]
+    with pytest.raises(ValueError, match="SeatAction"):
+        docs.render_sections()
+
+
 def test_check_names_stale_sections(tmp_path: Path) -> None:
     """A hand edit inside a generated section is caught, and --write repairs it."""
     stale = tmp_path / "PROTOCOL.md"

@@ -210,11 +210,6 @@ def plain(value: object) -> Any:
     return msgspec.msgpack.decode(msgspec.msgpack.encode(value))
 
 
-def _colour_value(card: str) -> tuple[str, int]:
-    colour, value = card.split("-")
-    return colour, int(value)
-
-
 class Tracker:
     """One receiver's model of a match: its first snapshot, then each event
     applied in ``seq`` order. A later snapshot must agree with the model."""
@@ -366,7 +361,7 @@ class Tracker:
         s = self.state
         assert s is not None
         s["festival"].append(card)
-        colour, value = _colour_value(card)
+        colour, value = wire.card_parts(card)
         s["totals"][colour] += value
         s["ranking"] = ranking
 

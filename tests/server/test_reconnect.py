@@ -232,3 +232,19 @@ async def test_turn_timer_does_not_hand_a_seat_that_acted_in_time_to_a_bot() -> 
         finally:
             await fast.close()
             await slow.close()
+
+
+async def test_a_closed_session_stops_reconnecting() -> None:
+    """`Session.close` while the SDK is reconnecting stops it for good: no task
+    of the session runs on, and the session does not reopen."""
+    async with serve() as running:
+        session = await connect(running.url, name="Ada", reconnect=True)
+    # the server is gone: the session keeps trying to reconnect
+    async with asyncio.timeout(5):
+        async for message in session:
+            if isinstance(message, ConnectionLost):
+                break
+    await asyncio.sleep(0.3)  # a few failed tries
+    await session.close()
+    running_on = [task for task in asyncio.all_tasks() if "Session" in repr(task.get_coro())]
+    assert not running_on, running_on

@@ -103,10 +103,11 @@ async def too_many_bad_frames(running: Running, match_id: str) -> None:
 
 
 async def garbage_instead_of_hello(running: Running, match_id: str) -> None:
-    """Garbage as the first frame: bad_frame, and the connection is closed."""
+    """Garbage instead of hello: bad_frame each time, then close 4000."""
     client = await RawClient.connect(running.url)
-    await client.send_raw(b"\xc1")
-    assert (await client.next())["code"] == "bad_frame"
+    for _ in range(running.server.config.max_bad_frames):
+        await client.send_raw(b"\xc1")
+        assert (await client.next())["code"] == "bad_frame"
     assert await client.closed() == CloseCode.PROTOCOL_VIOLATION
 
 

@@ -245,4 +245,8 @@ MESSAGES: dict[str, str] = {
     "cli.bad_name": "ein Name braucht 1 bis 40 druckbare Zeichen",
     "cli.bad_players": "Spieler: eine Zahl von 2 bis 6",
     "cli.default_name": "Spieler",
+    "cli.no_textual": (
+        "der Terminal-Client braucht Textual, das in dieser Installation fehlt; installieren mit:"
+        "\n    pip install 'gift-of-tulips[client]'"
+    ),
 }

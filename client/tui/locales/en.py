@@ -254,4 +254,8 @@ MESSAGES: dict[str, str] = {
     "cli.bad_name": "a name needs 1 to 40 printable characters",
     "cli.bad_players": "players must be a number from 2 to 6",
     "cli.default_name": "Player",
+    "cli.no_textual": (
+        "the terminal client needs Textual, which this installation lacks; install it with:"
+        "\n    pip install 'gift-of-tulips[client]'"
+    ),
 }

@@ -243,4 +243,8 @@ MESSAGES: dict[str, str] = {
     "cli.bad_name": "un nombre necesita de 1 a 40 caracteres imprimibles",
     "cli.bad_players": "jugadores: un número de 2 a 6",
     "cli.default_name": "Jugador",
+    "cli.no_textual": (
+        "el cliente de terminal necesita Textual, que falta en esta instalación; instálalo con:"
+        "\n    pip install 'gift-of-tulips[client]'"
+    ),
 }

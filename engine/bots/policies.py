@@ -1,7 +1,7 @@
 """Simple policies that choose from one seat's observation and its legal
 actions — never from the match itself: uniformly random (the *easy* bot),
 greedy for immediate points, and greedy with a view of the majorities (the
-*medium* bot). The *hard* bot, which searches, lives in :mod:`engine.search`.
+*medium* bot). The *hard* bot, which searches, lives in :mod:`engine.bots.search`.
 
 A policy is any callable ``(observation, rng) -> Action``; :func:`bot_policy`
 builds every bot by name, for the server and the arena.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .actions import Action, ActionKind
-from .cards import Card
+from ..actions import Action, ActionKind
+from ..cards import Card
+from ..observation import Observation, observe
+from ..scoring import action_points, final_scoring
 from .determinize import Determiniser
-from .observation import Observation, observe
-from .scoring import final_scoring
 from .search import DEFAULT_BUDGET_MS, hard_policy
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "Policy",
     "bot_policy",
     "greedy_policy",
-    "immediate_points",
     "medium_policy",
     "random_policy",
     "standing",
@@ -32,26 +31,10 @@ __all__ = [
 
 Policy = Callable[[Observation, random.Random], Action]
 
-_UNRANKED = 3
-
 
 def random_policy(observation: Observation, rng: random.Random) -> Action:
     """Any legal action, uniformly at random."""
     return rng.choice(observation.legal_actions)
-
-
-def immediate_points(observation: Observation, action: Action) -> int:
-    """The points ``action`` scores at once for the viewer (R14, R15, R17)."""
-    card = observation.drawn
-    if card is None:
-        return 0
-    rank = observation.rank_of(card.colour)
-    rank = _UNRANKED if rank is None else rank
-    if action.kind is ActionKind.KEEP:
-        return observation.ruleset.bouquet_points[rank]
-    if action.kind is ActionKind.GIVE:
-        return observation.ruleset.giving_bonus[rank] + card.value
-    return 0
 
 
 def greedy_policy(observation: Observation, rng: random.Random) -> Action:
@@ -66,8 +49,10 @@ def greedy_policy(observation: Observation, rng: random.Random) -> Action:
         cards = [a.secret for a in legal if a.secret is not None]
         lowest = min(cards, key=lambda c: c.value)
         return next(a for a in legal if a.secret is lowest)
-    best = max(immediate_points(observation, a) for a in legal)
-    return rng.choice([a for a in legal if immediate_points(observation, a) == best])
+    rules, ranking, drawn = observation.ruleset, observation.ranking, observation.drawn
+    points = [action_points(rules, ranking, drawn, action) for action in legal]
+    best = max(points)
+    return rng.choice([a for a, p in zip(legal, points, strict=True) if p == best])
 
 
 # -- the medium bot: immediate points and a simple view of the majorities ---------------
@@ -105,7 +90,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
     (R19), and as nothing otherwise.
 
     It looks one action ahead by playing each action on a determinised copy
-    of the match (:mod:`engine.determinize`) and reading only the public
+    of the match (:mod:`engine.bots.determinize`) and reading only the public
     result, so the engine alone applies the rules and no hidden card matters.
     """
     legal = observation.legal_actions
@@ -137,7 +122,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
 # -- every bot by name ------------------------------------------------------------------
 
 #: The bots by name, weakest first: easy (random), greedy (immediate points only),
-#: medium (:func:`medium_policy`) and hard (:mod:`engine.search`).
+#: medium (:func:`medium_policy`) and hard (:mod:`engine.bots.search`).
 BOTS = ("easy", "greedy", "medium", "hard")
 
 

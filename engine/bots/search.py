@@ -2,7 +2,7 @@
 forward model.
 
 It decides from one seat's observation only. Each simulation deals the cards
-that seat cannot see at random (:mod:`engine.determinize`), then tries every
+that seat cannot see at random (:mod:`engine.bots.determinize`), then tries every
 legal action on a copy of that same deal and plays each copy to the end with
 a fast rollout policy; the action with the best average outcome wins. Trying
 every action on the same deal and the same rollout random numbers (common
@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .actions import Action
+from ..actions import Action
+from ..match import Match
+from ..observation import Observation
 from .determinize import Determiniser
-from .match import Match
-from .observation import Observation
 
 __all__ = [
     "DEFAULT_BUDGET_MS",
@@ -124,7 +124,7 @@ def _best(legal: Sequence[Action], values: Sequence[float]) -> Action:
 
 @dataclass(frozen=True, slots=True)
 class HardPolicy:
-    """The hard bot as a :data:`~engine.policies.Policy`: :func:`search` with a
+    """The hard bot as a :data:`~engine.bots.policies.Policy`: :func:`search` with a
     fixed bound. A plain value, so it pickles into a worker process."""
 
     budget_ms: float | None = DEFAULT_BUDGET_MS  #: thinking time per decision

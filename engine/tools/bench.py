@@ -1,4 +1,4 @@
-"""``python -m engine.bench``: random playouts per second, per player count.
+"""``python -m engine.tools.bench``: random playouts per second, per player count.
 
 Plays whole matches through the public API only (``legal_actions`` and
 ``apply``; no observations), in this one process, so the figure is for one
@@ -11,8 +11,8 @@ import argparse
 import random
 import time
 
-from .match import Match
-from .ruleset import PLAYER_COUNTS
+from ..match import Match
+from ..ruleset import PLAYER_COUNTS
 
 __all__ = ["main", "playouts_per_second"]
 
@@ -49,7 +49,7 @@ def playouts_per_second(players: int, seconds: float, repeats: int = 3) -> float
 
 def main(argv: list[str] | None = None) -> int:
     """Print playouts per second for each player count."""
-    parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m engine.tools.bench", description=__doc__)
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per count; the best counts")
     parser.add_argument(

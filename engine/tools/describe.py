@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import Card, Colour
-from .events import (
+from ..cards import Card, Colour
+from ..events import (
     CardAddedFaceUp,
     CardAddedSecret,
     CardDrawn,
@@ -22,7 +22,7 @@ from .events import (
     SecretRevealed,
     TurnStarted,
 )
-from .scoring import FinalScoring
+from ..scoring import FinalScoring
 
 __all__ = ["describe_event", "describe_scoring"]
 

@@ -1,4 +1,4 @@
-"""``python -m engine.arena``: strategies play each other; win rates with 95% CIs.
+"""``python -m engine.tools.arena``: strategies play each other; win rates with 95% CIs.
 
 Matches come in groups that share one deal (the same seed): in each group
 the strategies sit in every distinct arrangement over the seats (or, past 24
@@ -12,7 +12,7 @@ not fixed by ``--seed``.
 
 Example::
 
-    python -m engine.arena --strategies hard,medium,medium,medium --matches 400
+    python -m engine.tools.arena --strategies hard,medium,medium,medium --matches 400
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .match import Match
-from .observation import observe
-from .policies import BOTS, bot_policy
-from .ruleset import DEFAULT_RULESET, PLAYER_COUNTS, Ruleset, RulesetError, load_ruleset
-from .search import DEFAULT_BUDGET_MS
+from ..bots.policies import BOTS, bot_policy
+from ..bots.search import DEFAULT_BUDGET_MS
+from ..match import Match
+from ..observation import observe
+from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, Ruleset, RulesetError, load_ruleset
 
 __all__ = [
     "ArenaResult",
@@ -248,7 +248,7 @@ def format_table(result: ArenaResult) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run an arena from the command line and print the table."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.arena",
+        prog="python -m engine.tools.arena",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,8 +10,8 @@ Invariants:
 
 * :func:`render_playthrough` is a pure function of ``(players, seed,
   first_seat, ruleset)`` and does no I/O: the match's own seed drives chance,
-  and the bots (even seats :func:`~engine.policies.greedy_policy`, odd seats
-  :func:`~engine.policies.random_policy`) draw from ``random.Random(seed)``.
+  and the bots (even seats :func:`~engine.bots.policies.greedy_policy`, odd seats
+  :func:`~engine.bots.policies.random_policy`) draw from ``random.Random(seed)``.
 * What a viewer sees is built only from :func:`~engine.observation.observe`
   and :func:`~engine.observation.project_event`; the match's hidden state is
   never printed. The one exception is the heading of each step, which names
@@ -21,8 +21,8 @@ Invariants:
   text; otherwise every viewer gets its own line. A leak therefore changes
   the text of the file, and never hides behind the grouping.
 
-``python -m engine.playthrough --players 3 --seed 11`` prints one;
-``python -m engine.playthrough --regenerate`` rewrites the golden files.
+``python -m engine.tools.playthrough --players 3 --seed 11`` prints one;
+``python -m engine.tools.playthrough --regenerate`` rewrites the golden files.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from .actions import Action
-from .cards import Card
+from ..actions import Action
+from ..bots.policies import Policy, greedy_policy, random_policy
+from ..cards import Card
+from ..events import Event
+from ..match import Match
+from ..observation import Observation, observe, project_event
+from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, Ruleset
 from .describe import describe_event, describe_scoring
-from .events import Event
-from .match import Match
-from .observation import Observation, observe, project_event
-from .policies import Policy, greedy_policy, random_policy
-from .ruleset import DEFAULT_RULESET, PLAYER_COUNTS, Ruleset
 
 __all__ = [
     "GOLDEN_CASES",
@@ -59,7 +59,7 @@ __all__ = [
 GOLDEN_CASES: tuple[tuple[int, int], ...] = ((2, 1), (2, 7), (3, 11), (5, 5))
 
 #: The command that rewrites the golden files.
-REGENERATE = ".venv/bin/python -m engine.playthrough --regenerate"
+REGENERATE = ".venv/bin/python -m engine.tools.playthrough --regenerate"
 
 
 def golden_name(players: int, seed: int) -> str:
@@ -69,7 +69,7 @@ def golden_name(players: int, seed: int) -> str:
 
 def golden_dir() -> Path:
     """Where the golden playthroughs live in a source checkout."""
-    return Path(__file__).resolve().parent.parent / "tests" / "engine" / "golden"
+    return Path(__file__).resolve().parents[2] / "tests" / "engine" / "golden"
 
 
 def policies_for(players: int) -> list[Policy]:
@@ -206,7 +206,7 @@ def render_playthrough(
 def main(argv: Sequence[str] | None = None) -> int:
     """Print one playthrough, or rewrite the golden files with ``--regenerate``."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.playthrough",
+        prog="python -m engine.tools.playthrough",
         description="Print a seeded bot match as every seat saw it, or rewrite the golden files.",
     )
     parser.add_argument("--players", type=int, default=3, choices=PLAYER_COUNTS)

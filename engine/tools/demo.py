@@ -1,7 +1,7 @@
-"""``tulips-demo``: a match between simple bots, told in the terminal.
+"""tulips-demo: a match between simple bots, told in plain text.
 
-The quick start's play command until the terminal client exists: every
-public event as a spectator would see it, then the scoring breakdown.
+Every public event as a spectator would see it, then the scoring breakdown;
+no server, no network. To play yourself, run "tulips play".
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import argparse
 import random
 import secrets
 
+from ..bots.policies import greedy_policy, random_policy
+from ..match import Match
+from ..observation import observe, project_event
+from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, RulesetError, load_ruleset
 from .describe import describe_event, describe_scoring
-from .match import Match
-from .observation import observe, project_event
-from .policies import greedy_policy, random_policy
-from .ruleset import DEFAULT_RULESET, PLAYER_COUNTS, RulesetError, load_ruleset
 
 __all__ = ["main"]
 

@@ -9,19 +9,18 @@ the cards it has not seen, and plays on that *determinised* match instead.
 
 :class:`Determiniser` works out once, from an observation, which cards are
 unseen and where they must go; :meth:`Determiniser.sample` then deals them
-out afresh each time. It builds the :class:`~engine.match.Match` directly,
-mid-game, by setting its private attributes (the constructors only build
-the start of a game), and restores the match's invariants:
+out afresh each time, and builds the :class:`~engine.match.Match` mid-game
+with :meth:`~engine.match.Match.assemble`, which checks the parts agree. The
+sample keeps the match's invariants:
 
 * every card is in exactly one place, and the places hold the full deck of
   :meth:`~engine.ruleset.Ruleset.copies_for` copies of each card (R3);
 * everything the viewer may see is copied from the observation, so
   ``observe(sample, viewer) == observation`` field for field — the
   observation holds nothing the viewer could not know, so nothing differs;
-* the opening hands (``_setup_events``), opening choices, the secret pile
-  with its owners, the active seat, the action already used this turn and
-  the legal actions agree with each other, so the match plays on from here
-  exactly as a real one would;
+* the opening hands, opening choices, the secret pile with its owners, the
+  active seat and the action already used this turn agree with each other,
+  so the match plays on from here exactly as a real one would;
 * chance — the deck order and the end-of-game reveal (R19) — comes from the
   sampling generator only; the sample's history is empty and ``dealt`` is
   True, since no seed could rebuild it.
@@ -35,12 +34,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .actions import Action
-from .cards import COLOURS, Card, all_cards
-from .events import CardsDealt, Event, FestivalStarted
-from .match import UNRANKED, Match, Phase, SecretCard
-from .observation import Observation
-from .ruleset import HAND_SIZE
+from ..cards import Card, all_cards
+from ..match import Match, Phase, SecretCard
+from ..observation import Observation
+from ..ruleset import HAND_SIZE
 
 __all__ = ["Determiniser", "determinise", "unseen_cards"]
 
@@ -124,42 +121,45 @@ class Determiniser:
         obs = self._observation
         cards = self._unseen.copy()
         rng.shuffle(cards)
-        match = Match(obs.ruleset, obs.players, rng.getrandbits(32), obs.first_seat)
-        match.dealt = True  # its generator, seeded above, drives only the reveal (R19)
-        match._phase = obs.phase
-        match._turn = obs.turn
-        match._festival = list(obs.festival)
-        match._totals = dict(obs.totals)
-        match._ranking = list(obs.ranking)
-        match._rank = dict.fromkeys(COLOURS, UNRANKED)
-        for i, colour in enumerate(obs.ranking):
-            match._rank[colour] = i
-        match._revealed = list(obs.revealed)
-        for view in obs.seats:
-            match._bouquets[view.seat] = list(view.bouquet)
-            match._keeping[view.seat] = view.keeping
-            match._giving[view.seat] = view.giving
+        seed = rng.getrandbits(32)  # the sample's own generator drives only the reveal (R19)
         hands: list[tuple[Card, ...]] = [()] * obs.players
+        openings: list[Card | None] = [None] * obs.players
         if obs.viewer is not None:
             hands[obs.viewer] = self._viewer_hand
+        secret: list[SecretCard] = []
+        drawn = None
         if obs.phase is Phase.OPENING:
-            self._deal_openings(match, hands, cards, rng)
+            self._deal_openings(hands, openings, cards, rng)
         else:
-            self._deal_turn(match, hands, cards, rng)
-        match._removed = [cards.pop() for _ in range(obs.removed_count)]
-        match._deck = cards  # what is left: exactly deck_count cards, in random order
-        start = tuple(obs.festival[:2])  # R10: laid 1st then 2nd
-        events: list[Event] = [
-            FestivalStarted(start, tuple(card.colour for card in start), obs.first_seat)
-        ]
-        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(hands))
-        match._setup_events = tuple(events)
-        return match
+            drawn = self._deal_turn(hands, openings, secret, cards, rng)
+        removed = [cards.pop() for _ in range(obs.removed_count)]
+        cards.reverse()  # what is left: exactly deck_count cards, first drawn first
+        return Match.assemble(
+            ruleset=obs.ruleset,
+            players=obs.players,
+            seed=seed,
+            first_seat=obs.first_seat,
+            phase=obs.phase,
+            turn=obs.turn,
+            festival=obs.festival,
+            ranking=obs.ranking,
+            bouquets=[view.bouquet for view in obs.seats],
+            keeping=[view.keeping for view in obs.seats],
+            giving=[view.giving for view in obs.seats],
+            hands=hands,
+            openings=openings,
+            secret=secret,
+            deck=cards,
+            removed=removed,
+            active=obs.active,
+            used=obs.used,
+            drawn=drawn,
+        )
 
     def _deal_openings(
         self,
-        match: Match,
         hands: list[tuple[Card, ...]],
+        openings: list[Card | None],
         cards: list[Card],
         rng: random.Random,
     ) -> None:
@@ -168,29 +168,26 @@ class Determiniser:
         for seat in self._others:
             hands[seat] = (cards.pop(), cards.pop())
         for view in obs.seats:
-            hand = hands[view.seat]
             if not view.opening_done:
-                match._hands[view.seat] = hand
-            elif view.seat == obs.viewer:
-                match._openings[view.seat] = Action.opening(obs.opening[1])
+                continue
+            if view.seat == obs.viewer:
+                openings[view.seat] = obs.opening[1]
             else:
-                match._openings[view.seat] = Action.opening(hand[rng.randrange(HAND_SIZE)])
+                openings[view.seat] = hands[view.seat][rng.randrange(HAND_SIZE)]
 
     def _deal_turn(
         self,
-        match: Match,
         hands: list[tuple[Card, ...]],
+        openings: list[Card | None],
+        secret: list[SecretCard],
         cards: list[Card],
         rng: random.Random,
-    ) -> None:
-        """The secret pile with its owners, the opening choices and the drawn card."""
+    ) -> Card:
+        """The secret pile with its owners and the opening choices; returns the drawn card."""
         obs = self._observation
-        match._hands = [None] * obs.players
-        secret: list[SecretCard] = []
         if obs.viewer is not None:
             secret.extend(SecretCard(obs.viewer, card) for card in obs.my_secret)
-            match._placed_secret[obs.viewer] = list(obs.my_secret)
-            match._openings[obs.viewer] = Action.opening(obs.opening[1])
+            openings[obs.viewer] = obs.opening[1]
         # R11: every other seat put one card face down at the start; whoever
         # added the rest is public in the real game but not in an observation,
         # and does not change how the match plays on.
@@ -198,17 +195,15 @@ class Determiniser:
         owners.extend(rng.choice(self._others) for _ in range(self._others_secret - len(owners)))
         for owner in owners:
             card = cards.pop()
-            if not match._placed_secret[owner]:  # the first is the opening card
+            if openings[owner] is None:  # the first is the opening card
                 hands[owner] = (self._bouquet_cards[owner], card)
-                match._openings[owner] = Action.opening(card)
-            match._placed_secret[owner].append(card)
+                openings[owner] = card
             secret.append(SecretCard(owner, card))
-        match._secret = secret  # in no particular order: R19 shuffles it before the reveal
-        assert obs.active is not None
-        match._active = obs.active
-        match._used = obs.used
-        match._legal = match._legal_table[obs.used][obs.active]
-        match._drawn = obs.drawn if obs.active == obs.viewer else cards.pop()
+        # the pile in no particular order: R19 shuffles it before the reveal
+        if obs.active == obs.viewer:
+            assert obs.drawn is not None
+            return obs.drawn
+        return cards.pop()
 
 
 def determinise(observation: Observation, rng: random.Random) -> Match:
