@@ -37,10 +37,10 @@ from websockets.http11 import Request, Response
 import protocol as wire
 
 from .config import ServerConfig
-from .errors import error_for
+from .errors import error_for, refused
 from .lobby import Lobby
-from .peer import Peer, TulipsConnection
-from .ratelimit import Pacer
+from .peer import Peer, TulipsConnection, client_address
+from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 
 __all__ = ["TulipsServer", "memory_bytes", "release_memory"]
@@ -69,6 +69,8 @@ def _find_malloc_trim() -> Any:
 
 
 _MALLOC_TRIM = _find_malloc_trim()
+#: Seconds between two rounds of forgetting unused players.
+_HOUSEKEEPING_SECONDS = 3600.0
 #: Bytes a closed connection must have held for its memory to be worth handing back.
 _WORTH_RELEASING = 64 * 1024
 
@@ -101,6 +103,9 @@ class TulipsServer:
         self.started = time.monotonic()
         self._server: Server | None = None
         self._release: asyncio.TimerHandle | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
+        per_minute = config.new_players_per_minute
+        self._new_players = KeyedBuckets(per_minute / 60, max(1, int(per_minute)))
 
     @property
     def port(self) -> int:
@@ -111,6 +116,7 @@ class TulipsServer:
     async def start(self) -> None:
         """Listen, and log where in a line a person can read."""
         await self.lobby.open()
+        self._housekeeping = asyncio.get_running_loop().create_task(self._forget_players())
         self._server = await serve(
             self._handle,
             self.config.host,
@@ -151,11 +157,23 @@ class TulipsServer:
             return_exceptions=True,
         )
         await self._server.wait_closed()
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            self._housekeeping = None
         await self.lobby.close()
         if self._release is not None:
             self._release.cancel()
             self._release = None
         self._server = None
+
+    async def _forget_players(self) -> None:
+        """Every hour, forget the players unused for ``forget_players_after``."""
+        while True:
+            try:
+                await self.lobby.forget_players(time.time() - self.config.forget_players_after)
+            except Exception:  # storage trouble: try again next time
+                log.exception("could not forget unused players")
+            await asyncio.sleep(_HOUSEKEEPING_SECONDS)
 
     async def serve_forever(self) -> None:
         """Serve until cancelled."""
@@ -207,7 +225,7 @@ class TulipsServer:
             )
         if self.addresses.total() >= self.config.max_connections:
             return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
-        address = _address(connection)
+        address = client_address(connection)
         if self.addresses[address] >= self.config.max_connections_per_address and (
             self.config.limit_loopback or not _is_loopback(address)
         ):
@@ -223,7 +241,7 @@ class TulipsServer:
 
     def _admit(self, connection: ServerConnection) -> None:
         """Count the connection against its address until its socket closes."""
-        address = _address(connection)
+        address = client_address(connection)
         self.addresses[address] += 1
 
         def release(_: object) -> None:
@@ -256,6 +274,8 @@ class TulipsServer:
         finally:
             self.peers.discard(peer)
             self.lobby.disconnect(peer)
+            if peer.player is not None:
+                peer.player.last_seen = time.time()
             peer.stop()
             await peer.finish()  # bounded: a client that never reads is cut off
             if peer.peak > _WORTH_RELEASING and self._release is None:
@@ -285,6 +305,7 @@ class TulipsServer:
                 if not isinstance(message, wire.Hello):
                     raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
                 version = wire.negotiate_version(message)
+                self._check_new_player(peer, message)
                 answer = await self.lobby.hello(peer, message, version)
             except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
                 bad += 1
@@ -299,6 +320,19 @@ class TulipsServer:
             peer.send(wire.encode(answer))
             self.lobby.after_welcome(peer)
             return True
+
+    def _check_new_player(self, peer: Peer, hello: wire.Hello) -> None:
+        """A hello without a token makes an identity: only so many per address."""
+        if hello.token is not None:
+            return
+        if not self.config.limit_loopback and _is_loopback(peer.address):
+            return
+        if not self._new_players.take(peer.address):
+            raise refused(
+                wire.ErrorCode.RATE_LIMITED,
+                "this address has made too many new players; "
+                "say hello with your token, or try again in a minute",
+            )
 
     async def _serve(self, peer: Peer) -> None:
         pacer = Pacer(self.config.rate_limit, self.config.rate_burst)
@@ -327,18 +361,6 @@ class TulipsServer:
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-
-
-def _address(connection: ServerConnection) -> str:
-    """The client's IP address, an IPv4-mapped IPv6 address written as IPv4."""
-    host = str(connection.remote_address[0]) if connection.remote_address else "?"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return str(ip.ipv4_mapped)
-    return str(ip)
 
 
 def _is_loopback(address: str) -> bool:

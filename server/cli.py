@@ -63,6 +63,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _days(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of days, more than 0, got {text}")
+    return value
+
+
 def _origin(text: str) -> str:
     if text == "*":
         return text
@@ -158,6 +165,29 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "for more; * allows every page). Browsers send their page's origin: any other is "
         "refused with HTTP 403. Programs that send no Origin are never refused",
     )
+    parser.add_argument(
+        "--new-players-per-minute",
+        type=_rate,
+        default=defaults.new_players_per_minute,
+        metavar="N",
+        help="new identities (hello without a token) one address may make a minute "
+        "(default: %(default)s); loopback is not limited",
+    )
+    parser.add_argument(
+        "--forget-players-after",
+        type=_days,
+        default=defaults.forget_players_after / 86400,
+        metavar="DAYS",
+        help="forget a player who has not connected for this many days and whom no kept "
+        "match names; their token stops working (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-open-matches-per-player",
+        type=_positive_int,
+        default=defaults.max_open_matches_per_player,
+        metavar="N",
+        help="matches that have not started one player may host at once (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -176,6 +206,9 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         max_connections_per_address=args.max_connections_per_address,
         allowed_origins=tuple(args.allow_origin),
+        new_players_per_minute=args.new_players_per_minute,
+        forget_players_after=args.forget_players_after * 86400,
+        max_open_matches_per_player=args.max_open_matches_per_player,
     )
 
 

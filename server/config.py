@@ -56,7 +56,8 @@ class ServerConfig:
     #: frames one connection may send per second, with bursts of up to ``rate_burst``;
     #: every frame counts, good or bad. Beyond it the server reads the connection's
     #: frames only as fast as its rate allows (TCP slows the sender down); one that
-    #: stays over it for ``rate_burst`` frames in a row is closed with 4008.
+    #: has ``rate_burst`` frames held back since its bucket was last half full is
+    #: closed with 4008.
     rate_limit: float = 50.0
     rate_burst: int = 100
     #: bad frames a connection may send in a row before it is closed
@@ -71,6 +72,19 @@ class ServerConfig:
     write_timeout: float = 60.0
     #: finished matches kept in memory and listed in the lobby
     keep_finished: int = 50
+    #: new identities (``hello`` without a token) one address may make a minute, in
+    #: bursts of as many; beyond it hello is answered ``rate_limited``. A household
+    #: makes one per device and person, once.
+    new_players_per_minute: float = 20.0
+    #: seconds after which a player who has not connected since, and whom no kept
+    #: match names, is forgotten (in memory and on disk); 30 days
+    forget_players_after: float = 30 * 86400.0
+    #: wrong join codes one address may try on one match before it is locked out
+    join_code_tries: int = 5
+    #: seconds an address is locked out of a match after too many wrong join codes
+    join_code_lockout: float = 60.0
+    #: open matches one player may host at once (``too_many_matches`` beyond it)
+    max_open_matches_per_player: int = 3
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""

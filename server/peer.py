@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import logging
 import time
 from collections.abc import Callable
@@ -38,7 +39,7 @@ from .identity import Player
 if TYPE_CHECKING:
     from .room import Room
 
-__all__ = ["MAX_CLOSE_REASON_BYTES", "Peer", "TulipsConnection", "close_reason"]
+__all__ = ["MAX_CLOSE_REASON_BYTES", "Peer", "TulipsConnection", "client_address", "close_reason"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,20 @@ def close_reason(text: str) -> str:
         return text
     cut = data[: MAX_CLOSE_REASON_BYTES - 3]  # room for "…" (3 bytes)
     return cut.decode("utf-8", "ignore") + "…"
+
+
+def client_address(connection: ServerConnection) -> str:
+    """The client's IP address, as the per-address limits count it (an
+    IPv4-mapped IPv6 address is written as IPv4)."""
+    remote = connection.remote_address
+    host = str(remote[0]) if remote else "?"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
 
 
 class TulipsConnection(ServerConnection):
@@ -102,6 +117,8 @@ class Peer:
         close_timeout: float = 5.0,
     ) -> None:
         self.connection = connection
+        #: the client's IP address (see :func:`client_address`)
+        self.address = client_address(connection)
         self.player: Player | None = None
         self.room: Room | None = None
         self.budget = budget

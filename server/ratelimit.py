@@ -8,6 +8,8 @@ wait in the sender's own socket and TCP slows it down to its rate, while
 every other connection is read as usual.
 :class:`KeyedBuckets` keeps one bucket per key (an address) and forgets the
 buckets that have filled up again, so a stream of new keys costs nothing lasting.
+A :class:`Lockout` refuses a key for a while after too many failures (wrong
+join codes), and forgets the failures that are old enough to be forgiven.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import asyncio
 import time
 from collections.abc import Callable, Hashable
 
-__all__ = ["KeyedBuckets", "Pacer", "TokenBucket"]
+__all__ = ["KeyedBuckets", "Lockout", "Pacer", "TokenBucket"]
 
 
 class TokenBucket:
@@ -120,3 +122,50 @@ class KeyedBuckets:
         """Forget every bucket that has filled up again: it is as good as new."""
         for key in [k for k, b in self._buckets.items() if b.full()]:
             del self._buckets[key]
+
+
+class Lockout:
+    """After ``tries`` failures of a key, each within ``seconds`` of the one
+    before, the key is locked out for ``seconds``."""
+
+    def __init__(
+        self, tries: int, seconds: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.tries = tries
+        self.seconds = seconds
+        self._clock = clock
+        #: key -> (failures in a row, when the last one was, locked until)
+        self._keys: dict[Hashable, tuple[int, float, float]] = {}
+        self._prune_at = 1024
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def locked(self, key: Hashable) -> float:
+        """Seconds ``key`` stays locked out (0: it is not)."""
+        entry = self._keys.get(key)
+        return 0.0 if entry is None else max(0.0, entry[2] - self._clock())
+
+    def failed(self, key: Hashable) -> None:
+        """Count one failure of ``key``; lock it out at the ``tries``-th."""
+        now = self._clock()
+        count, last, until = self._keys.get(key, (0, now, 0.0))
+        if now - last > self.seconds:  # forgiven
+            count = 0
+        count += 1
+        if count >= self.tries:
+            count, until = 0, now + self.seconds
+        self._keys[key] = (count, now, until)
+        if len(self._keys) >= self._prune_at:
+            self.prune()
+            self._prune_at = max(1024, 2 * len(self._keys))
+
+    def prune(self) -> None:
+        """Forget keys whose failures are forgiven and whose lockout is over."""
+        now = self._clock()
+        for key in [
+            k
+            for k, (_, last, until) in self._keys.items()
+            if now - last > self.seconds and until <= now
+        ]:
+            del self._keys[key]

@@ -16,6 +16,7 @@ import logging
 import random
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -30,6 +31,7 @@ from protocol import CloseCode
 from server.cli import parse_args
 from server.peer import MAX_CLOSE_REASON_BYTES, Peer, close_reason
 
+from ..storage.helpers import in_process
 from .helpers import RawClient, Running, finish_and_check, play_randomly, serve
 
 # -- helpers ------------------------------------------------------------------------------
@@ -307,15 +309,212 @@ async def test_web_pages_from_unknown_origins_are_refused() -> None:
         assert await origin_status(running.url, "http://anything.example") == 101
 
 
-def test_the_command_line_sets_the_address_cap_and_the_allowed_origins() -> None:
-    """--max-connections-per-address and --allow-origin (repeatable) reach the
-    config; an origin that is not one is refused with exit code 2."""
+def test_the_command_line_sets_every_limit() -> None:
+    """--max-connections-per-address, --allow-origin (repeatable),
+    --new-players-per-minute, --forget-players-after (days) and
+    --max-open-matches-per-player reach the config; an origin that is not one
+    is refused with exit code 2."""
     origins = ["--allow-origin", "http://tulips.lan:8080", "--allow-origin", "*"]
     config = parse_args(["--max-connections-per-address", "5", *origins])
     assert config.max_connections_per_address == 5
     assert config.allowed_origins == ("http://tulips.lan:8080", "*")
+    limits = ["--new-players-per-minute", "2", "--forget-players-after", "0.5"]
+    config = parse_args([*limits, "--max-open-matches-per-player", "1"])
+    assert config.new_players_per_minute == 2
+    assert config.forget_players_after == 43200
+    assert config.max_open_matches_per_player == 1
     assert parse_args([]).allowed_origins == ()
-    for bad in ("tulips.lan", "ftp://x", "http://x/page"):
+    for bad in (["--allow-origin", "tulips.lan"], ["--allow-origin", "http://x/page"]):
         with pytest.raises(SystemExit) as exited:
-            parse_args(["--allow-origin", bad])
+            parse_args(bad)
         assert exited.value.code == 2
+    with pytest.raises(SystemExit):
+        parse_args(["--forget-players-after", "0"])
+
+
+# -- F: floods of identities and guesses -----------------------------------------------------
+
+
+async def from_address(running: Running, address: str) -> RawClient:
+    """A connection (without hello) from another loopback address, 127.0.0.x:
+    a second machine, as far as the per-address limits can tell."""
+    sock = socket.socket()
+    sock.bind((address, 0))
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", running.server.port))
+    return await RawClient.connect(running.url, sock=sock)
+
+
+async def hello(client: RawClient, name: str, token: str | None = None) -> dict[str, Any]:
+    """Say hello; the answer (welcome or error)."""
+    fields: dict[str, Any] = {"client": "t/1", "name": name}
+    if token is not None:
+        fields["token"] = token
+    return await client.request("hello", **fields)
+
+
+async def test_one_address_makes_only_so_many_new_identities() -> None:
+    """Past ``new_players_per_minute`` a hello without a token is refused with
+    rate_limited (the connection stays, and may say hello with its token);
+    other addresses, and returning players, are not held back."""
+    async with serve(limit_loopback=True, new_players_per_minute=3) as running:
+        first = await from_address(running, "127.0.0.2")
+        welcome = await hello(first, "p0")
+        assert welcome["type"] == "welcome"
+        for n in range(1, 3):
+            assert (await hello(await from_address(running, "127.0.0.2"), f"p{n}"))["type"] == (
+                "welcome"
+            )
+        extra = await from_address(running, "127.0.0.2")
+        refused = await hello(extra, "p3")
+        assert (refused["type"], refused["code"]) == ("error", "rate_limited")
+        assert (await hello(extra, "p0", welcome["token"]))["type"] == "welcome"
+        assert (await hello(await from_address(running, "127.0.0.3"), "q"))["type"] == "welcome"
+        assert len(running.lobby.players) == 4
+
+
+async def test_players_unused_for_long_are_forgotten_in_memory_and_on_disk(
+    tmp_path: Path,
+) -> None:
+    """forget_players drops the players not connected since a time whom no match
+    names: their tokens stop working, after a restart too; a match's host stays."""
+    async with in_process(tmp_path) as running:
+        ada = await RawClient.open(running.url, "Ada")
+        await ada.request("create_match", name="waiting", seats=3, bots=[{"seat": 2}])
+        bob = await RawClient.open(running.url, "Bob")
+        tokens = {c.welcome["name"]: c.welcome["token"] for c in (ada, bob) if c.welcome}
+        await ada.close()
+        await bob.close()
+        async with asyncio.timeout(5):
+            while any(player.connected for player in running.lobby.players):
+                await asyncio.sleep(0.01)
+        assert await running.lobby.forget_players(time.time() - 3600) == 0  # seen just now
+        assert await running.lobby.forget_players(time.time() + 1) == 1
+        answer = await hello(await RawClient.connect(running.url), "Bob", tokens["Bob"])
+        assert answer["code"] == "bad_token"
+    async with in_process(tmp_path) as running:
+        answer = await hello(await RawClient.connect(running.url), "Bob", tokens["Bob"])
+        assert answer["code"] == "bad_token"
+        ada = await RawClient.connect(running.url)
+        assert (await hello(ada, "Ada", tokens["Ada"]))["type"] == "welcome"
+        joined = await ada.next(lambda m: m["type"] == "joined")  # put back in her seat
+        assert joined["seat"] == 0
+
+
+async def test_guessing_a_join_code_locks_the_guesser_out() -> None:
+    """After ``join_code_tries`` wrong codes an address is refused locked_out for
+    that match, even with the right code (join, watch and replay), until the
+    lockout ends; everyone else is unaffected."""
+    async with serve(join_code_tries=3, join_code_lockout=0.5) as running:
+        ada = await RawClient.open(running.url, "Ada")
+        joined = await ada.request(
+            "create_match", name="private", seats=3, join_code="tulip", bots=[{"seat": 2}]
+        )
+        match = joined["match"]
+        mallory = await from_address(running, "127.0.0.2")
+        await hello(mallory, "Mallory")
+        for guess in ("rose", "daisy", "lily"):
+            answer = await mallory.request("join", match=match, join_code=guess)
+            assert answer["code"] == "bad_join_code"
+        for request in ("join", "watch", "replay"):
+            answer = await mallory.request(request, match=match, join_code="tulip")
+            assert answer["code"] == "locked_out", answer
+            assert "try again in 1 s" in answer["message"]
+        bob = await RawClient.open(running.url, "Bob")  # another address
+        assert (await bob.request("join", match=match, join_code="tulip"))["type"] == "joined"
+        await bob.request("leave")
+        await asyncio.sleep(0.6)  # the lockout is over
+        answer = await mallory.request("join", match=match, join_code="tulip")
+        assert answer["type"] == "joined", answer
+
+
+# -- G: empty matches ------------------------------------------------------------------------
+
+
+async def test_an_open_match_nobody_is_in_goes_away() -> None:
+    """An open match goes when its last person leaves and no one holds a seat,
+    or when its seated players stay away past the grace period; one whose
+    player comes back in time stays."""
+    async with serve(grace_period=0.3) as running:
+        rooms = running.lobby.rooms
+        host = await RawClient.open(running.url, "Host")
+        bots_only = await host.request(
+            "create_match", name="b", seats=2, bots=[{"seat": 0}, {"seat": 1}]
+        )
+        assert bots_only["match"] in rooms
+        await host.request("leave")
+        assert bots_only["match"] not in rooms  # nobody in it, nobody seated
+
+        ada = await RawClient.open(running.url, "Ada")
+        match = (await ada.request("create_match", name="w", seats=3, bots=[{"seat": 2}]))["match"]
+        bob = await RawClient.open(running.url, "Bob")
+        assert (await bob.request("join", match=match))["type"] == "joined"
+        await ada.close()
+        await bob.close()
+        async with asyncio.timeout(5):
+            while match in rooms:
+                await asyncio.sleep(0.02)
+
+    async with serve(grace_period=30) as running:
+        ada = await RawClient.open(running.url, "Ada")
+        match = (await ada.request("create_match", name="w", seats=3, bots=[{"seat": 2}]))["match"]
+        assert ada.welcome is not None
+        token = ada.welcome["token"]
+        await ada.close()
+        back = await RawClient.connect(running.url)
+        await hello(back, "Ada", token)
+        await back.next(lambda m: m["type"] == "joined")
+        room = running.lobby.rooms[match]
+        assert room._abandon is None  # the countdown stopped when she came back
+
+
+async def test_an_open_match_nobody_holds_a_seat_in_is_not_restored(tmp_path: Path) -> None:
+    """After a restart, an open match that no person holds a seat in is gone;
+    one with a seated player is back."""
+    async with in_process(tmp_path, grace_period=30) as running:
+        host = await RawClient.open(running.url, "Host")
+        bots = [{"seat": 0}, {"seat": 1}]
+        watched = (await host.request("create_match", name="b", seats=2, bots=bots))["match"]
+        ada = await RawClient.open(running.url, "Ada")
+        seated = (await ada.request("create_match", name="w", seats=2, bots=[{"seat": 1}]))["match"]
+        assert {watched, seated} <= set(running.lobby.rooms)
+    async with in_process(tmp_path, grace_period=30) as running:
+        assert set(running.lobby.rooms) == {seated}
+
+
+async def test_a_player_hosts_only_so_many_open_matches() -> None:
+    """Past ``max_open_matches_per_player`` open matches, create_match is refused
+    with too_many_matches; leaving the match one is in does not count against it."""
+    async with serve(max_open_matches_per_player=2) as running:
+        ada = await RawClient.open(running.url, "Ada")
+        for n in range(3):
+            match = (await ada.request("create_match", name=f"m{n}", seats=3))["match"]
+            guest = await RawClient.open(running.url, f"guest{n}")  # keeps it from emptying
+            assert (await guest.request("join", match=match))["type"] == "joined"
+        answer = await ada.request("create_match", name="one too many", seats=3)
+        assert answer["code"] == "too_many_matches", answer
+
+
+async def test_one_connection_creating_matches_cannot_fill_the_server() -> None:
+    """One connection asking for match after match (within its rate) holds one
+    open match at a time, so however long it keeps on, others still create,
+    join and finish theirs."""
+    async with serve(max_matches=10) as running:
+        spammer = await RawClient.open(running.url, "spam")
+        for n in range(60):  # six times max_matches
+            bots = [{"seat": 0}, {"seat": 1}] if n % 2 else [{"seat": 1}]
+            answer = await spammer.request("create_match", name=f"s{n}", seats=2, bots=bots)
+            assert answer["type"] == "joined", answer
+        assert len(running.lobby.rooms) == 1
+        async with (
+            connect(running.url, name="Bea", reconnect=False) as bea,
+            connect(running.url, name="Cy", reconnect=False) as cy,
+        ):
+            joined = await bea.create_match(name="real", seats=2)
+            await cy.join(joined.match)
+            await bea.start()
+            trackers = await asyncio.gather(
+                play_randomly(bea, 0, random.Random(1), timeout=60),
+                play_randomly(cy, 1, random.Random(2), timeout=60),
+            )
+            assert all(tracker.over for tracker in trackers)
