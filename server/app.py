@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import ctypes
 import http
 import ipaddress
@@ -145,10 +146,14 @@ class TulipsServer:
         )
 
     async def stop(self) -> None:
-        """Tell every client the server is going away, save, and close."""
+        """Stop taking actions, tell every client the server is going away, let
+        the disk store what was accepted (within ``config.stop_timeout``), and close."""
         if self._server is None:
             return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.stop_timeout
         self._server.close(close_connections=False)
+        self.lobby.halt()
         await asyncio.gather(
             *(
                 peer.flush_and_close(wire.CloseCode.GOING_AWAY, "server shutting down")
@@ -156,11 +161,13 @@ class TulipsServer:
             ),
             return_exceptions=True,
         )
-        await self._server.wait_closed()
+        with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
+            async with asyncio.timeout_at(deadline):
+                await asyncio.shield(self._server.wait_closed())
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
-        await self.lobby.close()
+        await self.lobby.close(max(0.0, deadline - loop.time()))
         if self._release is not None:
             self._release.cancel()
             self._release = None

@@ -85,6 +85,8 @@ class ServerConfig:
     join_code_lockout: float = 60.0
     #: open matches one player may host at once (``too_many_matches`` beyond it)
     max_open_matches_per_player: int = 3
+    #: seconds a shutdown waits for accepted actions to reach the disk
+    stop_timeout: float = 5.0
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""

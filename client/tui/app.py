@@ -438,6 +438,7 @@ class TulipsApp(App[int]):
                         bots=settings.bot_seats,
                         join_code=settings.join_code,
                         turn_timer=settings.turn_timer,
+                        open_box=settings.open_box,
                     )
                 )
 

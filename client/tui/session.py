@@ -34,6 +34,7 @@ class SessionLike(Protocol):
         bots: Sequence[tuple[int, str]] = ...,
         join_code: str | None = ...,
         turn_timer: float | None = ...,
+        open_box: bool = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None

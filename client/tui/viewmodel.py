@@ -158,6 +158,8 @@ class ActionsView:
     seats_taken: int = 0
     seats: int = 0
     host: bool = False
+    #: the waiting room's match is open-box (R27)
+    open_box: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +341,7 @@ def actions_view(
             seats_taken=taken,
             seats=len(summary.seats),
             host=host,
+            open_box=summary.open_box,
         )
     if state.phase == "over":
         mode: Mode = "over" if state.scoring is not None else "reveal"
@@ -527,6 +530,8 @@ class LobbyRow:
     host: str
     code: bool
     timer: float | None
+    #: an open-box match (R27): its seed and actions are published once finished
+    open_box: bool = False
 
 
 _STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
@@ -554,6 +559,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     host=summary.host,
                     code=summary.has_join_code,
                     timer=summary.turn_timer,
+                    open_box=summary.open_box,
                 ),
             )
         )

@@ -8,11 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ..i18n import t
 
-__all__ = ["ChatScreen", "CreateMatchScreen", "CreateSettings", "JoinCodeScreen"]
+__all__ = ["ChatScreen", "CreateMatchScreen", "CreateSettings", "JoinCodeScreen", "Tick"]
 
 STRENGTHS = ("easy", "medium", "hard")
 TIMERS = (0, 30, 60, 120, 300)
@@ -28,11 +28,19 @@ class CreateSettings:
     strength: str = "medium"
     join_code: str | None = None
     turn_timer: float | None = None
+    #: R27: once finished, the server publishes the seed and every action
+    open_box: bool = False
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
         """(seat, strength) for every bot."""
         return [(seat, self.strength) for seat in range(self.seats - self.bots, self.seats)]
+
+
+class Tick(Checkbox):
+    """A checkbox whose mark is a tick, not a letter (the form is in any language)."""
+
+    BUTTON_INNER = "✓"
 
 
 def _printable(text: str) -> bool:
@@ -83,6 +91,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                     ],
                     value=0, allow_blank=False, id="timer", compact=True,
                 )  # fmt: skip
+                yield Label(t("create.open_box"))
+                yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
             yield Static(id="create-error")
             with Horizontal(classes="buttons"):
                 yield Button(t("create.create"), id="create-ok", variant="primary", compact=True)
@@ -112,6 +122,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             strength=strength,
             join_code=code or None,
             turn_timer=float(timer) if timer else None,
+            open_box=self.query_one("#open-box", Tick).value,
         )
 
     def action_create(self) -> None:

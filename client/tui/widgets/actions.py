@@ -52,6 +52,8 @@ def prompt_text(view: ActionsView) -> Text:
     if mode == "waiting_room":
         text = rich("actions.waiting_room", taken=view.seats_taken, seats=view.seats)
         text.append("\n")
+        if view.open_box:
+            text.append(t("actions.open_box") + "\n", style="italic")
         if view.choices:
             hint = "actions.host_start"
         else:
