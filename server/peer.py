@@ -11,7 +11,7 @@ with 4005 (TOO_SLOW) as soon as one more frame would break the budget, or when
 a write has waited ``write_timeout`` seconds for it, and everything held for
 it is dropped. Pongs, which websockets writes on its own, are checked after
 every read (:class:`TulipsConnection`), so a client that pings and never reads
-is held to the same budget (give or take one read), and cut off if it carries
+is held to the same budget (give or take a 4 KiB read or two), and cut off if it carries
 on once told to go. Every close goes through :meth:`Peer.close` or
 :meth:`Peer.flush_and_close`, which cut the reason to what a close frame
 holds and give up on a client that does not answer within ``close_timeout``.
@@ -171,7 +171,7 @@ class Peer:
 
     def _check_budget(self) -> None:
         """After a read: the pongs websockets wrote may not break the budget either
-        (one read, at most 256 KiB of pings, can overshoot it before this runs)."""
+        (the pongs for one read's pings, under ``READ_BYTES``, can overshoot it)."""
         held = self.held
         self.peak = max(self.peak, held)
         if held <= self.budget:
