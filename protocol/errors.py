@@ -92,7 +92,7 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "last): even the right code is refused until the lockout ends, by default a minute; "
     "the message says how long.",
     ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync` or `chat` "
-    "outside a match, or `act` by a spectator.",
+    "outside a match, or `act` or `play_again` by a spectator.",
     ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
     ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "

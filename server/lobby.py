@@ -486,6 +486,8 @@ class Lobby:
         player = self._player(peer)
         if old.status is not RoomStatus.FINISHED:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match is not over yet")
+        if old.seat_of(player) is None:
+            raise refused(ErrorCode.NOT_IN_MATCH, "only the match's players can ask for a rematch")
         rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
         if rematch is None:
             rematch = self._open_rematch(old, player)
