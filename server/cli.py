@@ -15,6 +15,7 @@ import logging
 import math
 import resource
 import signal
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,6 +76,24 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
+
+
+def _days(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of days, more than 0, got {text}")
+    return value
+
+
+def _origin(text: str) -> str:
+    if text == "*":
+        return text
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(
+            f"an origin is * or http(s)://host[:port], as a browser sends it; got {text!r}"
+        )
+    return text
 
 
 def parse_args(argv: list[str] | None = None) -> ServerConfig:
@@ -162,7 +181,51 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
-        help="messages a second one connection may send",
+        help="frames a second one connection may send, in bursts of up to twice that; "
+        "every frame counts, good or bad. Past it the server reads that connection more "
+        "slowly; one that keeps on is closed (4008)",
+    )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=_positive_int,
+        default=defaults.max_connections_per_address,
+        metavar="N",
+        help="connections one address may hold at once; more are refused with HTTP 429 "
+        "(default: %(default)s). Loopback (127.0.0.1, ::1) is not limited, so that "
+        "tulips-loadtest can run on the server's own machine",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        type=_origin,
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a web page origin allowed to connect, e.g. http://tulips.lan:8080 (repeat "
+        "for more; * allows every page). Browsers send their page's origin: any other is "
+        "refused with HTTP 403. Programs that send no Origin are never refused",
+    )
+    parser.add_argument(
+        "--new-players-per-minute",
+        type=_rate,
+        default=defaults.new_players_per_minute,
+        metavar="N",
+        help="new identities (hello without a token) one address may make a minute "
+        "(default: %(default)s); loopback is not limited",
+    )
+    parser.add_argument(
+        "--forget-players-after",
+        type=_days,
+        default=defaults.forget_players_after / 86400,
+        metavar="DAYS",
+        help="forget a player who has not connected for this many days and whom no kept "
+        "match names; their token stops working (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-open-matches-per-player",
+        type=_positive_int,
+        default=defaults.max_open_matches_per_player,
+        metavar="N",
+        help="matches that have not started one player may host at once (default: %(default)s)",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -180,6 +243,11 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
+        max_connections_per_address=args.max_connections_per_address,
+        allowed_origins=tuple(args.allow_origin),
+        new_players_per_minute=args.new_players_per_minute,
+        forget_players_after=args.forget_players_after * 86400,
+        max_open_matches_per_player=args.max_open_matches_per_player,
         stop_timeout=args.stop_timeout,
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
