@@ -1,8 +1,12 @@
 """One connected client, as the server holds it: who it is, where it sits,
 and a byte budget for what is on its way to it.
 
-Rooms never await a client: :meth:`Peer.send` queues a frame and returns, and
-one writer task per connection drains the queue into the socket.
+Rooms never await a client: :meth:`Peer.send` queues a frame and returns.
+Once the code that queued has run (``loop.call_soon``), the queue goes to the
+socket in one write — everything one request caused for a client (its answer,
+the events, a prompt) is one system call, in the order it was queued. Only
+when a client's socket is full does one writer task per connection take over
+and wait for it to drain.
 
 Invariant: the bytes held for one client — frames in its queue plus what the
 transport has not yet handed to the kernel — stay within ``budget`` (one frame
@@ -131,6 +135,9 @@ class Peer:
         self._close_timeout = close_timeout
         self._queue: collections.deque[bytes] = collections.deque()
         self._queued = 0  # bytes in _queue
+        self._loop = asyncio.get_running_loop()
+        self._flush_due = False  # a _flush is scheduled
+        self._waiting = False  # the writer task waits for the client's socket to drain
         self._wake = asyncio.Event()
         self._closing = False
         self._closer: asyncio.Task[None] | None = None
@@ -160,14 +167,57 @@ class Peer:
         """Queue a frame; drop the client if holding it would break the budget."""
         if self._closing:
             return
-        held = self.held + len(frame)
-        if held > self.budget and held > len(frame):  # one frame always fits
+        size = len(frame)
+        transport = self.connection.transport  # self.held, inline: called for every frame
+        held = self._queued + size + (0 if transport is None else transport.get_write_buffer_size())
+        if held > self.budget and held > size:  # one frame always fits
             self._too_slow()
             return
         self._queue.append(frame)
-        self._queued += len(frame)
-        self.peak = max(self.peak, held)
+        self._queued += size
+        if held > self.peak:
+            self.peak = held
+        if not self._flush_due:
+            self._flush_due = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write what was queued since the last flush in one write to the socket.
+
+        Called soon after :meth:`send`, once the code that queued runs out:
+        everything one request caused for this client (its answer, the events,
+        a prompt) leaves in one system call. A client whose socket is full
+        (the transport has paused writing) is left to the writer task, which
+        waits for it, within ``write_timeout``.
+        """
+        self._flush_due = False
+        if self._waiting or not self._queue:
+            return  # the writer task holds this client's frames until its socket drains
+        connection = self.connection
+        if connection.protocol.state is State.OPEN and not connection.paused:
+            self._write_batch()
+            if not self._queue and not connection.paused:
+                return
+        self._waiting = True
         self._wake.set()
+
+    def _write_batch(self) -> None:
+        """Queued frames, up to ``_BATCH_BYTES`` of them, in one write to the socket.
+
+        asyncio's ``transport.write()`` sends at once when its buffer is empty, so
+        frames written one by one would each be a system call; joined they are one.
+        """
+        queue = self._queue
+        protocol = self.connection.protocol
+        size = 0
+        while queue and size < _BATCH_BYTES:
+            frame = queue.popleft()
+            size += len(frame)
+            protocol.send_binary(frame)
+        self._queued -= size
+        # Only this batch is pending: websockets writes its own frames (pongs,
+        # close) as it makes them, so nothing of its own waits in data_to_send().
+        self.connection.transport.write(b"".join(protocol.data_to_send()))
 
     def _check_budget(self) -> None:
         """After a read: the pongs websockets wrote may not break the budget either
@@ -241,17 +291,12 @@ class Peer:
         try:
             while True:
                 while queue:
-                    # A few frames per write (one syscall), the way websockets'
-                    # send_context docstring shows user code writing; then wait for
-                    # the socket to take them before writing more, so the queue —
-                    # not the transport — holds the rest, where the budget sees it.
+                    # A batch in one write (one syscall); then wait for the socket
+                    # to take it before writing more, so the queue — not the
+                    # transport — holds the rest, where the budget sees it.
                     async with asyncio.timeout(self._write_timeout), connection.send_context():
-                        size = 0
-                        while queue and size < _BATCH_BYTES:
-                            frame = queue.popleft()
-                            self._queued -= len(frame)
-                            size += len(frame)
-                            connection.protocol.send_binary(frame)
+                        self._write_batch()
+                self._waiting = False
                 if self._closing:
                     return
                 self._wake.clear()
