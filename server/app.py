@@ -40,7 +40,7 @@ import protocol as wire
 from .config import ServerConfig
 from .errors import error_for, refused
 from .lobby import Lobby
-from .peer import Peer, TulipsConnection, client_address
+from .peer import Flusher, Peer, TulipsConnection, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 
@@ -99,6 +99,8 @@ class TulipsServer:
             lobby = Lobby(config, storage=storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
+        #: writes out the peers that queued frames, once per turn of the event loop
+        self._flusher = Flusher()
         #: connections past the handshake's checks whose socket is still open, by address
         self.addresses: collections.Counter[str] = collections.Counter()
         self.started = time.monotonic()
@@ -268,6 +270,7 @@ class TulipsServer:
             config.max_outbox_bytes,
             write_timeout=config.write_timeout,
             close_timeout=config.close_timeout,
+            flusher=self._flusher,
         )
         self.peers.add(peer)
         try:

@@ -29,7 +29,7 @@ import contextlib
 import ipaddress
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
@@ -43,7 +43,14 @@ from .identity import Player
 if TYPE_CHECKING:
     from .room import Room
 
-__all__ = ["MAX_CLOSE_REASON_BYTES", "Peer", "TulipsConnection", "client_address", "close_reason"]
+__all__ = [
+    "MAX_CLOSE_REASON_BYTES",
+    "Flusher",
+    "Peer",
+    "TulipsConnection",
+    "client_address",
+    "close_reason",
+]
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +116,30 @@ class TulipsConnection(ServerConnection):
             self.on_data()
 
 
+class Flusher:
+    """Writes out every peer that queued frames, in one callback once the code
+    that queued them has run (``loop.call_soon``): one callback per turn of the
+    event loop, however many peers an action reached. One per server."""
+
+    def __init__(self) -> None:
+        self._due: list[Peer] = []
+
+    def add(self, peer: Peer) -> None:
+        """Flush ``peer`` soon (it has not been added since its last flush)."""
+        if not self._due:
+            asyncio.get_running_loop().call_soon(self._run)
+        self._due.append(peer)
+
+    def _run(self) -> None:
+        due, self._due = self._due, []
+        for peer in due:
+            try:
+                peer._flush()
+            except Exception:  # one broken connection must not hold up the others
+                log.exception("writing to %r failed; closing it", peer)
+                peer.close(CloseCode.INTERNAL_ERROR, "internal error")
+
+
 class Peer:
     """A WebSocket connection with its player, its room and its outbound queue."""
 
@@ -119,7 +150,9 @@ class Peer:
         *,
         write_timeout: float = 60.0,
         close_timeout: float = 5.0,
+        flusher: Flusher | None = None,
     ) -> None:
+        """``flusher`` is shared by a server's peers (by default each has its own)."""
         self.connection = connection
         #: the client's IP address (see :func:`client_address`)
         self.address = client_address(connection)
@@ -135,8 +168,8 @@ class Peer:
         self._close_timeout = close_timeout
         self._queue: collections.deque[bytes] = collections.deque()
         self._queued = 0  # bytes in _queue
-        self._loop = asyncio.get_running_loop()
-        self._flush_due = False  # a _flush is scheduled
+        self._flusher = flusher if flusher is not None else Flusher()
+        self._flush_due = False  # this peer is with the flusher
         self._waiting = False  # the writer task waits for the client's socket to drain
         self._wake = asyncio.Event()
         self._closing = False
@@ -179,14 +212,20 @@ class Peer:
             self.peak = held
         if not self._flush_due:
             self._flush_due = True
-            self._loop.call_soon(self._flush)
+            self._flusher.add(self)
+
+    def send_all(self, frames: Sequence[bytes]) -> None:
+        """:meth:`send` each of ``frames``, in order."""
+        send = self.send
+        for frame in frames:
+            send(frame)
 
     def _flush(self) -> None:
         """Write what was queued since the last flush in one write to the socket.
 
-        Called soon after :meth:`send`, once the code that queued runs out:
-        everything one request caused for this client (its answer, the events,
-        a prompt) leaves in one system call. A client whose socket is full
+        Called by the :class:`Flusher` soon after :meth:`send`, once the code
+        that queued has run: everything one request caused for this client (its
+        answer, the events, a prompt) leaves in one system call. A client whose socket is full
         (the transport has paused writing) is left to the writer task, which
         waits for it, within ``write_timeout``.
         """
