@@ -36,11 +36,12 @@ import os
 import random
 import resource
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import protocol as wire
@@ -48,7 +49,14 @@ import protocol as wire
 from .localserver import fetch_health
 from .sdk import ConnectError, ConnectionLost, RequestError, Session
 
-__all__ = ["LoadReport", "cpu_seconds", "main", "run_load"]
+__all__ = [
+    "LoadReport",
+    "against_reference",
+    "cpu_seconds",
+    "efficiency",
+    "main",
+    "run_load",
+]
 
 
 @dataclass
@@ -419,6 +427,13 @@ def main(argv: list[str] | None = None) -> int:
         " (python -m client.reference) and print the figures side by side, as ratios",
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --spawn-server: run everything this many times, back to back, and print"
+        " the median efficiency (steadier on a busy machine)",
+    )
+    parser.add_argument(
         "--loop",
         choices=["asyncio", "uvloop"],
         default="asyncio",
@@ -446,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give a server URL or --spawn-server (not both)")
     if args.matches < 1 or args.duration <= 0 or args.think < 0:
         parser.error("--matches must be at least 1, --duration positive, --think not negative")
+    if args.rounds < 1 or (args.rounds > 1 and args.url is not None):
+        parser.error("--rounds must be at least 1, and goes with --spawn-server")
     if args.server_pid is not None and args.url is None:
         parser.error("--server-pid goes with a URL (a spawned server's pid is known)")
     _raise_fd_limit()
@@ -470,11 +487,20 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(run())
 
     print(f"{args.matches} matches x {args.players} players, think {args.think} s")
-    reports: dict[str, LoadReport] = {}
     if args.url is not None:
-        reports["server"] = go(args.url, args.server_pid)
-        print("\n".join(reports["server"].lines()))
-    else:
+        report = go(args.url, args.server_pid)
+        print("\n".join(report.lines()))
+        reports = {"server": report}
+        if args.reference:
+            reports["reference"] = _reference_run(args.loop, go)
+            print("\n".join(against_reference(reports)))
+        return 0 if all(r.errors == 0 for r in reports.values()) else 1
+    errors = 0
+    efficiencies: dict[str, list[float]] = {}
+    for round_ in range(args.rounds):
+        if args.rounds > 1:
+            print(f"== round {round_ + 1} of {args.rounds}")
+        reports = {}
         modes = ["off", "full"] if args.compare_storage else [args.storage]
         for mode in modes:
             with _spawned_server(mode, args.loop) as spawned:
@@ -483,36 +509,66 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(report.lines()))
         if args.compare_storage:
             print("\n".join(_side_by_side(reports["storage off"], reports["storage full"])))
-    if args.reference:
-        with _spawned_reference(args.loop) as spawned:
-            reference = go(spawned.url, spawned.pid)
-        print("-- reference (python -m client.reference: websockets + MessagePack, no game)")
-        print("\n".join(reference.lines()))
-        print("\n".join(against_reference(reports, reference)))
-        reports["reference"] = reference
-    return 0 if all(r.errors == 0 for r in reports.values()) else 1
+        if args.reference:
+            reports["reference"] = _reference_run(args.loop, go)
+            print("\n".join(against_reference(reports)))
+            for name, value in efficiency(reports).items():
+                efficiencies.setdefault(name, []).append(value)
+        errors += sum(r.errors for r in reports.values())
+    if args.rounds > 1 and efficiencies:
+        print(f"-- median of {args.rounds} rounds")
+        for name, values in efficiencies.items():
+            shown = ", ".join(f"{v:.2f}" for v in values)
+            print(f"{name:14s} efficiency {statistics.median(values):.2f}x   ({shown})")
+    return 0 if errors == 0 else 1
 
 
-def against_reference(reports: dict[str, LoadReport], reference: LoadReport) -> list[str]:
-    """Each run's figures as ratios to the reference's, measured under the same load.
+def _reference_run(loop: str, go: Callable[[str, int | None], LoadReport]) -> LoadReport:
+    """The same load against the reference server; its report, printed."""
+    with _spawned_reference(loop) as spawned:
+        reference = go(spawned.url, spawned.pid)
+    print("-- reference (python -m client.reference: websockets + MessagePack, no game)")
+    print("\n".join(reference.lines()))
+    return reference
+
+
+def efficiency(reports: dict[str, LoadReport]) -> dict[str, float]:
+    """Each run's actions per server CPU-second as a share of the reference's
+    (1.0: as cheap as the bare stack), where both were measured."""
+    ref_cpu = reports["reference"].cpu_per_1000
+    out = {}
+    for name, report in reports.items():
+        cpu = report.cpu_per_1000
+        if name != "reference" and cpu and ref_cpu:
+            out[name] = ref_cpu / cpu
+    return out
+
+
+def against_reference(reports: dict[str, LoadReport]) -> list[str]:
+    """Each run's figures as ratios to the reference's (``reports["reference"]``),
+    measured under the same load.
 
     ``efficiency`` is actions per server CPU-second as a share of the
     reference's (1.0: as cheap as the bare stack); ``throughput`` actions/s as
     a share of the reference's; ``p99`` the p99 latency in multiples of the
     reference's.
     """
+    reference = reports["reference"]
     out = ["-- against the reference (same load, same machine, run just after)"]
     ref_cpu = reference.cpu_per_1000
+    shares = efficiency(reports)
     for name, report in reports.items():
+        if name == "reference":
+            continue
         cpu = report.cpu_per_1000
-        efficiency = f"{ref_cpu / cpu:.2f}x" if cpu and ref_cpu else "n/a"
-        throughput = reference.rate and report.rate / reference.rate
+        share = f"{shares[name]:.2f}x" if name in shares else "n/a"
+        throughput = report.rate / reference.rate if reference.rate else 0.0
         ref_p99 = reference.percentile(99)
         p99 = f"{report.percentile(99) / ref_p99:.1f}x" if ref_p99 else "n/a"
         cpu_text = f"{cpu:.3f}" if cpu is not None else "n/a"
         out.append(
             f"{name:14s} server CPU {cpu_text} s/1000 actions vs {ref_cpu or 0:.3f}:"
-            f" efficiency {efficiency}   throughput {throughput:.2f}x   p99 {p99}"
+            f" efficiency {share}   throughput {throughput:.2f}x   p99 {p99}"
         )
     return out
 
