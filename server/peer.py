@@ -225,9 +225,9 @@ class Peer:
 
         Called by the :class:`Flusher` soon after :meth:`send`, once the code
         that queued has run: everything one request caused for this client (its
-        answer, the events, a prompt) leaves in one system call. A client whose socket is full
-        (the transport has paused writing) is left to the writer task, which
-        waits for it, within ``write_timeout``.
+        answer, the events, a prompt) leaves in one system call. A client whose
+        socket is full (the transport has paused writing) is left to the writer
+        task, which waits for it, within ``write_timeout``.
         """
         self._flush_due = False
         if self._waiting or not self._queue:
