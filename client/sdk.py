@@ -345,6 +345,16 @@ class Session:
         """Say something to the match."""
         await self.request(wire.Chat, text=text)
 
+    async def replay(
+        self, match: str, join_code: str | None = None, from_seq: int = 1
+    ) -> wire.ReplayPage:
+        """One page of a match's record, from event ``from_seq`` on."""
+        answer = await self.request(
+            wire.Replay, match=match, join_code=join_code, from_seq=from_seq
+        )
+        assert isinstance(answer, wire.ReplayPage)
+        return answer
+
 
 #: Close codes after which coming back would be refused again (or, for
 #: REPLACED, would knock out the newer connection that replaced this one).
