@@ -34,6 +34,7 @@ class SessionLike(Protocol):
         bots: Sequence[tuple[int, str]] = ...,
         join_code: str | None = ...,
         turn_timer: float | None = ...,
+        first_seat: int | None = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None
@@ -45,6 +46,9 @@ class SessionLike(Protocol):
     async def act(self, action: wire.Action) -> None: ...
     async def sync(self) -> wire.Snapshot: ...
     async def chat(self, text: str) -> None: ...
+    async def replay(
+        self, match: str, join_code: str | None = None, from_seq: int = 1
+    ) -> wire.ReplayPage: ...
 
 
 #: Makes a session: (url, name, token) -> session.

@@ -107,6 +107,9 @@ class ScriptedSession:
     async def chat(self, text: str) -> None:
         await self._request("chat", text)
 
+    async def replay(self, match: str, join_code: str | None = None, from_seq: int = 1) -> Any:
+        return await self._request("replay", match, join_code=join_code, from_seq=from_seq)
+
 
 def factory(session: ScriptedSession) -> Callable[[str, str, str | None], ScriptedSession]:
     """A session factory that always hands out ``session``."""

@@ -127,6 +127,7 @@ async def test_a_timed_out_move_says_so_to_everyone_and_every_timer_is_public() 
                 wire.Event,
                 lambda m: isinstance(m.event, wire.OpeningChosen) and m.event.seat == 0,
             )
+            assert isinstance(mine.event, wire.OpeningChosen)
             assert mine.by == "timer" and mine.event.secret is not None  # her own card, to her
             revealed = await raw_next(
                 watcher, lambda m: m["type"] == "event" and m["event"]["kind"] == "opening_revealed"

@@ -126,7 +126,7 @@ MESSAGES: dict[str, str] = {
     "actions.waiting_room": "Warte auf Mitspieler: {taken} von {seats} Plätzen besetzt.",
     "actions.host_start": "Alle sind da: starte, wann du willst.",
     "actions.host_wait": "Du bist Gastgeber: du startest, sobald alle Plätze besetzt sind.",
-    "actions.guest_wait": "Der Gastgeber startet, sobald alle Plätze besetzt sind.",
+    "actions.guest_wait": "Warte auf Mitspieler; dann startet {host}, der Gastgeber, die Partie.",
     "actions.opening": (
         "Welche Karte kommt ins geheime Festival? Die andere kommt in deinen Strauß."
     ),
@@ -249,4 +249,48 @@ MESSAGES: dict[str, str] = {
         "der Terminal-Client braucht Textual, das in dieser Installation fehlt; installieren mit:"
         "\n    pip install 'gift-of-tulips[client]'"
     ),
+    # the table at a glance: marks, absent players, timers, rematches, small windows
+    "status.full": "voll",
+    "who.you_object": "dich",
+    "log.newer": "↓ {count} neuere — Ende folgt wieder",
+    "log.by.timer": "Zeit abgelaufen",
+    "log.by.stand_in": "Bot für {who}",
+    "log.opening.you_hidden": "Du hast gewählt.",
+    "log.secret.you_hidden": "Du legst eine Karte ins geheime Festival.",
+    "log.away": (
+        "{who} ist weg: in {seconds} s spielt ein Bot für {who}, falls {who} nicht zurückkommt."
+    ),
+    "log.away_plain": "{who} ist weg.",
+    "log.stand_in": "Ein Bot spielt für {who}, bis {who} zurück ist.",
+    "log.back": "{who} ist zurück.",
+    "log.replayed": "— früher in dieser Partie, aus ihrem Protokoll —",
+    "players.stand_in": "Bot spielt",
+    "players.note_away": "{who} ist weg: in {seconds} s übernimmt ein Bot.",
+    "players.note_stand_in": "Ein Bot spielt für {who}, bis {who} zurück ist.",
+    "festival.yours_revealed": "Deine dort (✓ wie eine aufgedeckte):",
+    "actions.not_here": "Noch nicht da: {names}.",
+    "actions.guest_wait_start": "Alle sind da: warte, bis {host}, der Gastgeber, startet.",
+    "lobby.refused_full": "Diese Partie ist voll: mit w schaust du zu.",
+    "lobby.refused_running": "Diese Partie läuft schon: mit w schaust du zu.",
+    "lobby.refused_over": "Diese Partie ist vorbei: mit w siehst du, wie sie ausging.",
+    "create.first": "Beginnt",
+    "create.first_chance": "der Zufall entscheidet",
+    "create.first_you": "Platz {n} (du)",
+    "create.bad_first": "Wähle, wer beginnt, unter den {seats} Plätzen.",
+    "quit.title": "Beenden?",
+    "quit.local": "Die Partie läuft noch: wenn du beendest, endet sie mit den Bots.",
+    "quit.remote": "Die Partie läuft noch: ein Bot spielt deinen Platz, bis du zurück bist.",
+    "quit.hint": "y beendet · n oder Esc zurück zum Tisch",
+    "quit.yes": "Beenden",
+    "quit.no": "Bleiben",
+    "final.rematch_offer": "{host} will eine Revanche — mit r machst du mit.",
+    "notify.timed_out": "Zeit abgelaufen: der Server hat für dich gewählt.",
+    "small.message": (
+        "Dieses Fenster ist {width}×{height} groß. Mach es mindestens "
+        "{min_width}×{min_height} groß, um den Tisch zu sehen."
+    ),
+    "help.timer": "Sekunden, die diesem Platz für seinen Zug bleiben",
+    "help.changed": "seit deinem letzten Zug geändert",
+    "help.key.log_keys": "↑ ↓ Bild↑ Bild↓ Pos1 Ende",
+    "help.key.log": "im Protokoll blättern (Ende folgt wieder dem Neuesten)",
 }

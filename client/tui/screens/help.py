@@ -23,6 +23,7 @@ _KEYS = (
     ("keyname.s", "help.key.secret"),
     ("help.key.digits", "help.key.pick"),
     ("keyname.tab", "help.key.tab"),
+    ("help.key.log_keys", "help.key.log"),
     ("keyname.escape", "keys.back"),
     ("keyname.scores", "keys.scores"),
     ("keyname.lobby", "keys.lobby"),
@@ -41,6 +42,8 @@ def help_text() -> Group:
     legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
     legend.add_row(Text("2·8", style="bold"), t("help.bouquet_cells"))
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
+    legend.add_row(Text("⏱23", style="bold"), t("help.timer"))
+    legend.add_row(Text(" 23 ", style="bold reverse #ffd75f"), t("help.changed"))
     keys = Table.grid(padding=(0, 2))
     keys.add_column(no_wrap=True)
     keys.add_column()
