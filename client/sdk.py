@@ -268,6 +268,10 @@ class Session:
             answer = await asyncio.wait_for(future, self.request_timeout)
         finally:
             self._pending.pop(request_id, None)
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                future.exception()  # seen: if sending failed, that is the error raised
         if isinstance(answer, wire.Error):
             raise RequestError(answer)
         return answer
@@ -288,8 +292,12 @@ class Session:
         turn_timer: float | None = None,
         ruleset: str | None = None,
         first_seat: int | None = None,
+        open_box: bool = False,
     ) -> wire.Joined:
-        """Create a match and sit in its first seat without a bot, as host."""
+        """Create a match and sit in its first seat without a bot, as host.
+
+        ``open_box`` (R27): once finished, its seed and every action are
+        published, so anyone can check the shuffle."""
         answer = await self.request(
             wire.CreateMatch,
             name=name,
@@ -299,6 +307,7 @@ class Session:
             turn_timer=turn_timer,
             ruleset=ruleset,
             first_seat=first_seat,
+            open_box=open_box,
         )
         assert isinstance(answer, wire.Joined)
         return answer

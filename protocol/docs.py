@@ -124,7 +124,7 @@ def _range(low: object, high: object) -> str:
         return f"{x:g}" if isinstance(x, float) else str(x)
 
     if low is not None and high is not None:
-        return f"{num(low)}–{num(high)}"
+        return num(low) if low == high else f"{num(low)}–{num(high)}"
     if low is not None:
         return f"≥ {num(low)}"
     return f"≤ {num(high)}" if high is not None else ""
@@ -139,7 +139,12 @@ def _str_text(t: inspect.StrType) -> str:
     length = _range(t.min_length, t.max_length)
     pattern = ""
     if t.pattern is not None:
-        pattern = "A–Z a–z 0–9 _ -" if "A-Za-z" in t.pattern else "printable"
+        if "A-Za-z" in t.pattern:
+            pattern = "A–Z a–z 0–9 _ -"
+        elif "0-9a-f" in t.pattern:
+            pattern = "lowercase hex"
+        else:
+            pattern = "printable"
     return _with("str", f"{length} chars" if length else "", pattern)
 
 

@@ -76,6 +76,9 @@ __all__ = [
     "ACTION_EXAMPLES",
     "CLIENT_EXAMPLES",
     "EVENT_EXAMPLES",
+    "OPEN_BOX_COMMITMENT",
+    "OPEN_BOX_SALT",
+    "OPEN_BOX_SEED",
     "PROMPT_4P",
     "SCORING_3P",
     "SERVER_EXAMPLES",
@@ -231,6 +234,27 @@ _SUMMARY = MatchSummary(
     turn_timer=60.0,
 )
 
+#: The open-box match of the ``replay`` example below: its salt and seed, and
+#: the commitment to them that its summary showed once it was dealt (R27).
+OPEN_BOX_SALT = "5f1c0e9a7b3d2846af10c5e7d9b2634a8e0f17c3b5d92a6e4c8f01b7d3e5a962"
+OPEN_BOX_SEED = 8817263541
+OPEN_BOX_COMMITMENT = "ee9afc1135f78fb8ec33a674407f419bd802542764bfb10fc6f6414f4231693c"
+
+_OPEN_BOX_SUMMARY = MatchSummary(
+    match="Bx41q",
+    name="Check my shuffle",
+    status="running",
+    seats=(
+        SeatInfo(seat=0, kind="human", name="Ada", connected=True),
+        SeatInfo(seat=1, kind="human", name="Bo", connected=True),
+    ),
+    host="Ada",
+    has_join_code=False,
+    ruleset="standard",
+    open_box=True,
+    seed_commitment=OPEN_BOX_COMMITMENT,
+)
+
 #: One example per action kind.
 ACTION_EXAMPLES: dict[str, Action] = {
     "keep": Keep(),
@@ -307,7 +331,7 @@ CLIENT_EXAMPLES: dict[str, Message] = {
     "play_again": PlayAgain(id=8),
     "act": ACT,
     "sync": Sync(id=13),
-    "replay": Replay(id=15, match=MATCH),
+    "replay": Replay(id=15, match="Bx41q"),
     "chat": Chat(id=14, text="good luck, all!"),
 }
 
@@ -339,19 +363,20 @@ SERVER_EXAMPLES: dict[str, Message] = {
     ),
     "match_list": MatchList(id=2, matches=(_SUMMARY,)),
     "joined": Joined(id=3, match=MATCH, seat=0, host=True),
-    "match_update": MatchUpdate(match=_SUMMARY),
+    "match_update": MatchUpdate(match=_OPEN_BOX_SUMMARY),
     "snapshot": SNAPSHOT_4P,
     "event": Event(match=MATCH, seq=80, event=CardKept(seat=1, card="pink-4", points=2)),
     "prompt": PROMPT_4P,
     "replay": ReplayPage(
         id=15,
-        match=MATCH,
+        match="Bx41q",
         status="finished",
         ruleset="standard",
         from_seq=1,
         events=(TurnStarted(seat=1, turn=1), CardDrawn(seat=1, card=None, deck_count=59)),
         next_seq=3,
-        seed=8817263541,
+        seed=OPEN_BOX_SEED,
+        salt=OPEN_BOX_SALT,
         actions=(SeatAction(seat=0, action=Opening(secret="pink-3")),),
     ),
     "chat": ChatLine(match=MATCH, seat=0, name="Ada", text="good luck, all!"),

@@ -46,6 +46,7 @@ from .types import (
     ChatText,
     Count,
     GameEvent,
+    Hex256,
     Identifier,
     MatchStatus,
     MatchSummary,
@@ -186,6 +187,13 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
     first_seat: Annotated[
         Seat | None, Meta(description="who plays first (R12); default: chance")
     ] = None
+    open_box: Annotated[
+        bool,
+        Meta(
+            description="an open-box match (R27): once finished, `replay` publishes its seed "
+            "and every action"
+        ),
+    ] = False
 
 
 class Join(_Request, frozen=True, kw_only=True, tag="join"):
@@ -250,14 +258,17 @@ class Sync(_Request, frozen=True, tag="sync"):
 
 
 class Replay(_Request, frozen=True, kw_only=True, tag="replay"):
-    """Ask for a match's public record: every event as a spectator saw it, in
-    order; once the match is finished, also its seed and every action, so
-    anyone can replay the shuffle with the rules engine and check it."""
+    """Ask for a match's record: every event as a spectator saw it, in order —
+    or, if you hold a seat in it, as your seat saw it (R25, R27). Once an
+    open-box match is finished, also its seed and every action, so anyone can
+    replay the shuffle with the rules engine and check it."""
 
     answer = "`replay` (one or more pages), or `error`"
 
     match: MatchId
-    join_code: Annotated[Name | None, Meta(description="needed if the match has one")] = None
+    join_code: Annotated[
+        Name | None, Meta(description="needed if the match has one, unless you hold a seat")
+    ] = None
     from_seq: Annotated[
         int, Meta(ge=1, description="the first event wanted (for the next page)")
     ] = 1
@@ -502,10 +513,11 @@ class RematchOffer(_Notice, frozen=True, kw_only=True, tag="rematch"):
 
 
 class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
-    """A match's public events from ``from_seq`` on; ``next_seq`` is set when
-    more remain (ask again with ``from_seq = next_seq``). ``seed``,
-    ``first_seat`` and ``actions`` appear only once the match is finished
-    (R26 hides them until then)."""
+    """A match's events from ``from_seq`` on, as ``seat`` saw them (null: as a
+    spectator did); ``next_seq`` is set when more remain (ask again with
+    ``from_seq = next_seq``). ``seed``, ``salt``, ``first_seat`` and
+    ``actions`` appear only for an open-box match once it is finished: R26
+    and R27 hide them otherwise, for ever."""
 
     sent_to = "the requester"
 
@@ -515,21 +527,36 @@ class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
     from_seq: Annotated[Count, Meta(description="the number of the first event here")]
     events: Annotated[
         tuple[GameEvent, ...],
-        Meta(max_length=MAX_REPLAY_EVENTS, description="public events, as a spectator saw them"),
+        Meta(
+            max_length=MAX_REPLAY_EVENTS,
+            description="the events, as `seat` saw them: private fields only its own",
+        ),
     ]
     next_seq: Annotated[
         Count | None, Meta(description="set when more events remain: ask from here")
     ] = None
+    seat: Annotated[
+        Seat | None,
+        Meta(description="your seat, whose view the events are; null: a spectator's view"),
+    ] = None
     seed: Annotated[
         Annotated[int, Meta(ge=0, le=2**63 - 1)] | None,
-        Meta(description="the match's seed, once finished"),
+        Meta(description="open box, once finished: the match's seed"),
+    ] = None
+    salt: Annotated[
+        Hex256 | None,
+        Meta(description="open box, once finished: the salt of the seed commitment"),
     ] = None
     first_seat: Annotated[
-        Seat | None, Meta(description="the first seat as the host picked it (null: chance)")
+        Seat | None,
+        Meta(description="open box, once finished: the host's first seat (null: chance)"),
     ] = None
     actions: Annotated[
         tuple[SeatAction, ...],
-        Meta(max_length=MAX_REPLAY_EVENTS, description="every action, once finished"),
+        Meta(
+            max_length=MAX_REPLAY_EVENTS,
+            description="open box, once finished: every action, in order",
+        ),
     ] = ()
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "FestivalStarted",
     "GameEvent",
     "Give",
+    "Hex256",
     "Identifier",
     "Keep",
     "MajorityPlace",
@@ -148,6 +149,8 @@ Text = Annotated[str, Meta(max_length=MAX_STRING_LENGTH, pattern=_PRINTABLE)]
 ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_LENGTH, pattern=_PRINTABLE)]
 #: A match id, player id or token: 1 to 64 of ``A-Z a-z 0-9 _ -``.
 Identifier = Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH, pattern=_ID)]
+#: 32 bytes (256 bits) as 64 lowercase hex digits: a seed commitment or its salt (R27).
+Hex256 = Annotated[str, Meta(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$")]
 #: A request id: an int 0 to 2**53, or a string of 1 to 64 characters.
 RequestId = (
     Annotated[int, Meta(ge=0, le=MAX_REQUEST_ID)]
@@ -277,6 +280,20 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
     turn_timer: Annotated[
         Annotated[float, Meta(ge=0, le=MAX_TURN_TIMER)] | None,
         Meta(description="seconds per decision; absent: no timer"),
+    ] = None
+    open_box: Annotated[
+        bool,
+        Meta(
+            description="an open-box match (R27): once finished, its seed and every action "
+            "are published"
+        ),
+    ] = False
+    seed_commitment: Annotated[
+        Hex256 | None,
+        Meta(
+            description="open-box matches, once dealt: SHA-256 of salt ‖ seed, fixed before "
+            "anyone sees a card (see [checking a finished match](#checking-a-finished-match))"
+        ),
     ] = None
 
 

@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from protocol.limits import MAX_MATCHES_LISTED, MAX_REPLAY_EVENTS
 
 from . import persist, views
 from .bots import Bot, Thinker
+from .commitment import new_salt
 from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players
@@ -117,13 +117,18 @@ class Lobby:
             self.running_count(),
         )
 
-    async def close(self) -> None:
-        """Stop every room's timers and bots, then close storage."""
+    def halt(self) -> None:
+        """Shutting down: every room stops its timers and bots and takes no more actions."""
         for room in self.rooms.values():
             room.close()
         self.thinker.close()
+
+    async def close(self, timeout: float | None = None) -> None:
+        """Halt, then let storage finish the writes it holds (for at most
+        ``timeout`` s, by default ``config.stop_timeout``) and close it."""
+        self.halt()
         if self.storage is not None:
-            self.storage.close()
+            await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
 
     def running_count(self) -> int:
         """Matches being played now."""
@@ -154,7 +159,9 @@ class Lobby:
             player, token = self.players.new(message.name)
             renamed = True
         if renamed and self.storage is not None:
-            await self.storage.save_player(persist.player_row(player), time.time())
+            await persist.store_player(
+                self.storage, self.players, player, new=message.token is None
+            )
         peer.player = player
         player.connections.add(peer)
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
@@ -325,7 +332,9 @@ class Lobby:
                     path=f"create_match.bots[{i}].seat",
                 )
             slots[bot.seat].is_bot = True
-            slots[bot.seat].bot = Bot.for_seat(bot.strength, match_id, bot.seat)
+            slots[bot.seat].bot = Bot.for_seat(
+                bot.strength, match_id, bot.seat, self.services.bot_secret
+            )
         settings = MatchSettings(
             name=message.name,
             ruleset_name=ruleset_name,
@@ -333,6 +342,7 @@ class Lobby:
             join_code=message.join_code,
             turn_timer=message.turn_timer,
             first_seat=message.first_seat,
+            open_box=message.open_box,
         )
         room = self._new_room(match_id, settings, player, slots)
         self._move(peer, room)
@@ -399,10 +409,19 @@ class Lobby:
         player = self._player(peer)
         room.check_start(player)
         seed = secrets.randbits(63)
+        salt = new_salt() if room.settings.open_box else None  # R27: for the commitment
         if self.storage is not None:  # the seed is on disk before anyone sees a card
-            await self.storage.save_match(persist.room_row(room, seed=seed))
+            try:
+                await self.storage.save_match(persist.room_row(room, seed=seed, salt=salt))
+            except StorageError as exc:
+                log.error("match %s cannot start (storage_unavailable): %s", room.id, exc)
+                raise refused(
+                    ErrorCode.STORAGE_UNAVAILABLE,
+                    "the server cannot store the match now (its disk is full or unwritable);"
+                    " try again later",
+                ) from None
             room.check_start(player)  # nothing changed while we waited
-        return _ok(message, then=lambda: room.begin(seed))
+        return _ok(message, then=lambda: room.begin(seed, salt))
 
     def play_again(self, peer: Peer, message: wire.PlayAgain) -> Reply:
         """A rematch: same seats, same bots. The first to ask opens it; the
@@ -412,6 +431,8 @@ class Lobby:
         player = self._player(peer)
         if old.status is not RoomStatus.FINISHED:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match is not over yet")
+        if old.seat_of(player) is None:
+            raise refused(ErrorCode.NOT_IN_MATCH, "only the match's players can ask for a rematch")
         rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
         if rematch is None:
             rematch = self._open_rematch(old, player)
@@ -441,7 +462,9 @@ class Lobby:
         for slot in old.seats:
             new = SeatSlot(slot.seat, is_bot=slot.is_bot)
             if slot.is_bot and slot.bot is not None:
-                new.bot = Bot.for_seat(slot.bot.strength, match_id, slot.seat)
+                new.bot = Bot.for_seat(
+                    slot.bot.strength, match_id, slot.seat, self.services.bot_secret
+                )
             elif slot.player is not None and not slot.left:
                 new.player = slot.player
             slots.append(new)
@@ -471,13 +494,18 @@ class Lobby:
         return Reply(snapshot, then)
 
     def replay(self, peer: Peer, message: wire.Replay) -> Reply:
-        """A match's public events; its seed and actions too once it is finished."""
+        """A match's events as the requester's seat saw them (a spectator's view
+        if it holds none); an open-box match's seed, salt and actions too once
+        it is finished (R27)."""
         room = self._find(message.match)
-        room.check_code(message.join_code)
+        seat = room.seat_of(self._player(peer))
+        if seat is None:
+            room.check_code(message.join_code)
         start = message.from_seq - 1
         page = room.log[start : start + MAX_REPLAY_EVENTS]
         more = start + len(page) < len(room.log)
-        match = room.match if room.status is RoomStatus.FINISHED else None
+        published = room.status is RoomStatus.FINISHED and room.settings.open_box
+        match = room.match if published else None
         history = match.history if match is not None else ()
         return Reply(
             wire.ReplayPage(
@@ -486,13 +514,15 @@ class Lobby:
                 status=views.status(room),
                 ruleset=room.settings.ruleset_name,
                 from_seq=message.from_seq,
-                events=tuple(views.event_to_wire(project_event(e, None)) for e in page),
+                events=tuple(views.event_to_wire(project_event(e, seat)) for e in page),
                 next_seq=message.from_seq + len(page) if more else None,
+                seat=seat,
                 seed=match.seed if match is not None else None,
+                salt=room.salt.hex() if match is not None and room.salt is not None else None,
                 first_seat=room.settings.first_seat if match is not None else None,
                 actions=tuple(
-                    wire.SeatAction(seat=seat, action=views.action_to_wire(action))
-                    for seat, action in history
+                    wire.SeatAction(seat=actor, action=views.action_to_wire(action))
+                    for actor, action in history
                 ),
             )
         )

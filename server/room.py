@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Action, Event, Match, Phase, Ruleset
@@ -117,6 +118,8 @@ class RoomServices:
     bot_delay: float = 0.0
     #: the strength of the bot that stands in for an absent or timed-out player
     stand_in_strength: str = "medium"
+    #: keys every bot's generator to the server (Bot.for_seat): made at start, never sent
+    bot_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
 
 
 class Room:
@@ -146,6 +149,8 @@ class Room:
         self.created = time.time() if created is None else created
         self.status = RoomStatus.OPEN
         self.match: Match | None = None
+        #: an open-box match's commitment salt, drawn with the seed (R27)
+        self.salt: bytes | None = None
         #: every event so far, complete; the event sequence number is its index + 1
         self.log: list[Event] = []
         #: connected peers and the seat each holds (None: a spectator)
@@ -157,6 +162,7 @@ class Room:
         self._deadlines: dict[int, asyncio.TimerHandle] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False  #: shutting down: no more actions, prompts, timers or bots
 
     def __repr__(self) -> str:
         return f"<Room {self.id} {self.status.value}>"
@@ -287,17 +293,18 @@ class Room:
         if empty:
             raise refused(ErrorCode.MATCH_NOT_READY, f"seat {empty[0]} is still empty")
 
-    def begin(self, seed: int) -> None:
+    def begin(self, seed: int, salt: bytes | None = None) -> None:
         """Deal the match and send every member its snapshot."""
-        self._deal(seed)
+        self._deal(seed, salt)
         for peer, seat in self.members.items():
             peer.send(views.snapshot_frame(self, seat))
         self._start_grace_periods()
         self.on_change()  # after the grace periods: the summary says when bots take over
         self._after_change()
 
-    def _deal(self, seed: int) -> Match:
+    def _deal(self, seed: int, salt: bytes | None) -> Match:
         settings = self.settings
+        self.salt = salt
         match = self.services.match_factory(
             len(self.seats), seed, settings.ruleset, settings.first_seat
         )
@@ -306,7 +313,9 @@ class Room:
         self.log = list(match.setup_events)
         for slot in self.seats:
             if slot.bot is None:  # the stand-in, for when its player is away
-                slot.bot = Bot.for_seat(self.services.stand_in_strength, self.id, slot.seat)
+                slot.bot = Bot.for_seat(
+                    self.services.stand_in_strength, self.id, slot.seat, self.services.bot_secret
+                )
         return match
 
     async def act(self, player: Player, action: Action) -> Announce:
@@ -334,6 +343,10 @@ class Room:
             if self.status is RoomStatus.PAUSED:
                 raise refused(
                     ErrorCode.MATCH_PAUSED, "the server cannot store this match; it is paused"
+                )
+            if self._closed:
+                raise refused(
+                    ErrorCode.MATCH_PAUSED, "the server is shutting down; come back later"
                 )
             if match is None or self.status is RoomStatus.OPEN:
                 raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
@@ -368,9 +381,11 @@ class Room:
 
         return announce
 
-    def restore(self, seed: int, actions: Iterable[tuple[int, Action]]) -> None:
+    def restore(
+        self, seed: int, actions: Iterable[tuple[int, Action]], salt: bytes | None = None
+    ) -> None:
         """Rebuild a stored match by replaying its actions (after a restart)."""
-        match = self._deal(seed)
+        match = self._deal(seed, salt)
         for seat, action in actions:
             self.log.extend(match.apply(seat, action))
         if match.is_over:
@@ -409,7 +424,7 @@ class Room:
     def _after_change(self) -> None:
         """Prompt the seats that must act now and let the bots move."""
         match = self.match
-        if match is None or match.is_over:
+        if match is None or match.is_over or self._closed:
             return
         key = (match.phase, len(self.log) if match.phase is Phase.TURN else 0)
         timed = False
@@ -559,7 +574,8 @@ class Room:
     # -- shutting down -------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop timers, bots and stand-ins (server shutdown or room removal)."""
+        """Stop timers, bots and stand-ins, and take no more actions (server shutdown)."""
+        self._closed = True
         self._cancel_timers()
         if self._bot_task is not None:
             self._bot_task.cancel()

@@ -26,3 +26,5 @@ class MatchSettings:
     turn_timer: float | None = None
     #: the host's pick of the first player (R12); None lets chance decide
     first_seat: int | None = None
+    #: R27: once finished, the match's seed and actions are published
+    open_box: bool = False

@@ -17,6 +17,8 @@ import protocol as wire
 from engine import events as ev
 from engine import observe, project_event
 
+from .commitment import commitment
+
 if TYPE_CHECKING:
     from .room import Room
 
@@ -28,6 +30,7 @@ __all__ = [
     "match_update_frame",
     "prompt_frame",
     "scoring_to_wire",
+    "seed_commitment",
     "snapshot",
     "snapshot_frame",
     "state_to_wire",
@@ -321,6 +324,8 @@ def summary(room: Room) -> wire.MatchSummary:
         has_join_code=room.settings.join_code is not None,
         ruleset=room.settings.ruleset_name,
         turn_timer=room.settings.turn_timer,
+        open_box=room.settings.open_box,
+        seed_commitment=seed_commitment(room),
     )
 
 
@@ -337,6 +342,13 @@ def timers_frame(room: Room) -> bytes:
             ),
         )
     )
+
+
+def seed_commitment(room: Room) -> str | None:
+    """An open-box match's commitment to its seed, once dealt (R27); else None."""
+    if not room.settings.open_box or room.match is None or room.salt is None:
+        return None
+    return commitment(room.salt, room.match.seed)
 
 
 def match_update_frame(room: Room) -> bytes:

@@ -540,6 +540,7 @@ class TulipsApp(App[int]):
             join_code=settings.join_code,
             turn_timer=settings.turn_timer,
             first_seat=settings.first_seat,
+            open_box=settings.open_box,
         )
         if settings.join_code is not None and isinstance(joined, wire.Joined):
             self._codes[joined.match] = settings.join_code

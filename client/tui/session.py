@@ -35,6 +35,7 @@ class SessionLike(Protocol):
         join_code: str | None = ...,
         turn_timer: float | None = ...,
         first_seat: int | None = ...,
+        open_box: bool = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None

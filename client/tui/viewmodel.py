@@ -179,6 +179,8 @@ class ActionsView:
     host_name: str = ""  # who starts the match (the waiting room says so)
     missing: tuple[str, ...] = ()  # seats kept for people who are not here yet
     timer: int | None = None  # seconds left on the timer of those waited for
+    #: the waiting room's match is open-box (R27)
+    open_box: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,6 +472,7 @@ def _waiting_room(
         host=host,
         host_name=summary.host,
         missing=missing,
+        open_box=summary.open_box,
     )
 
 
@@ -638,6 +641,8 @@ class LobbyRow:
     code: bool
     timer: float | None
     full: bool = False  # open, but every seat taken: only the host's start is missing
+    #: an open-box match (R27): its seed and actions are published once finished
+    open_box: bool = False
 
 
 _STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
@@ -666,6 +671,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     code=summary.has_join_code,
                     timer=summary.turn_timer,
                     full=all(s.kind != "empty" for s in summary.seats),
+                    open_box=summary.open_box,
                 ),
             )
         )

@@ -53,7 +53,10 @@ async def play_to_the_end(
     session = await open_session(url, name)
     try:
         async with asyncio.timeout(30):
-            joined = await session.create_match(name=f"{name}'s", seats=seats, bots=bots)
+            # open box (R27): its seed and actions are published once it is over
+            joined = await session.create_match(
+                name=f"{name}'s", seats=seats, bots=bots, open_box=True
+            )
             await session.start()
             assert session.player_id is not None and session.token is not None
             seen = Seen(name, joined.seat or 0, session.player_id, session.token)
@@ -83,7 +86,7 @@ async def test_a_finished_match_after_a_restart(
         await server.kill()
 
     server = await servers.start(data)
-    viewer = await open_session(server.url, "Vic")  # anyone may check a finished match
+    viewer = await open_session(server.url, "Vic")  # anyone may check a finished open box
     try:
         async with asyncio.timeout(10):
             listed = {summary.match: summary for summary in await viewer.list_matches()}

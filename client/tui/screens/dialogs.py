@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ..i18n import t
 
@@ -19,6 +19,7 @@ __all__ = [
     "CreateMatchScreen",
     "CreateSettings",
     "JoinCodeScreen",
+    "Tick",
     "first_seat_options",
 ]
 
@@ -38,11 +39,19 @@ class CreateSettings:
     join_code: str | None = None
     turn_timer: float | None = None
     first_seat: int | None = None  # R12: who plays first; None: chance
+    #: R27: once finished, the server publishes the seed and every action
+    open_box: bool = False
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
         """(seat, strength) for every bot."""
         return [(seat, self.strength) for seat in range(self.seats - self.bots, self.seats)]
+
+
+class Tick(Checkbox):
+    """A checkbox whose mark is a tick, not a letter (the form is in any language)."""
+
+    BUTTON_INNER = "✓"
 
 
 def _printable(text: str) -> bool:
@@ -115,6 +124,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                     first_seat_options(4, 3),
                     value=CHANCE, allow_blank=False, id="first", compact=True,
                 )  # fmt: skip
+                yield Label(t("create.open_box"))
+                yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
             yield Static(id="create-error")
             with Horizontal(classes="buttons"):
                 yield Button(t("create.create"), id="create-ok", variant="primary", compact=True)
@@ -148,6 +159,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             join_code=code or None,
             turn_timer=float(timer) if timer else None,
             first_seat=None if first == CHANCE else first,
+            open_box=self.query_one("#open-box", Tick).value,
         )
 
     def on_select_changed(self, event: Select.Changed) -> None:

@@ -44,10 +44,14 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
         status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
     if row.status == "open" and row.free:
         status.append(" " + t("lobby.free", count=row.free), style="green")
-    code = t("lobby.code_yes") if row.code else ""
+    marks = [t("lobby.code_yes")] if row.code else []
     if row.timer:
-        code = (code + " " if code else "") + t("lobby.timer", seconds=round(row.timer))
-    return (Text(row.name), status, Text(row.players), Text(row.host), Text(code))
+        marks.append(t("lobby.timer", seconds=round(row.timer)))
+    code = " ".join(marks)
+    name = Text(row.name)
+    if row.open_box:  # R27: chosen by the host, seen before anyone sits down
+        name.append(" " + t("lobby.open_box"), style="italic cyan")
+    return (name, status, Text(row.players), Text(row.host), Text(code))
 
 
 class LobbyScreen(Screen[None]):

@@ -59,6 +59,8 @@ def prompt_text(view: ActionsView) -> Text:
             names = Text(", ".join(view.missing), style="bold")
             text.append_text(rich("actions.not_here", style="dim", names=names))
             text.append("\n")
+        if view.open_box:
+            text.append(t("actions.open_box") + "\n", style="italic")
         if view.choices:
             text.append(t("actions.host_start"), style="dim")
         elif view.host:
