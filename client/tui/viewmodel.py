@@ -508,6 +508,9 @@ def table_view(
     what each legal action scores, as the seat's last prompt said; ``since``:
     the state the marks compare with; ``timers`` and ``bot_in``: seconds left
     on each seat's turn timer and until a bot plays for each absent player)."""
+    if summary is not None and timers:  # a bot plays those seats: their timers mean nothing
+        stand_ins = {info.seat for info in summary.seats if info.stand_in}
+        timers = {seat: left for seat, left in timers.items() if seat not in stand_ins}
     actions = actions_view(
         state,
         summary,

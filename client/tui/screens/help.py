@@ -44,6 +44,7 @@ def help_text() -> Group:
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
     legend.add_row(Text("⏱23", style="bold"), t("help.timer"))
     legend.add_row(Text(" 23 ", style="bold reverse #ffd75f"), t("help.changed"))
+    legend.add_row(Text("♥K4✓", style="bold"), t("help.revealed_mine"))
     keys = Table.grid(padding=(0, 2))
     keys.add_column(no_wrap=True)
     keys.add_column()

@@ -67,7 +67,7 @@ def prompt_text(view: ActionsView) -> Text:
             text.append(t("actions.host_wait"), style="dim")
         else:  # tell a guest whom they wait for
             host = Text(view.host_name, style="bold")
-            full = view.seats_taken == view.seats
+            full = view.seats_taken == view.seats and not view.missing
             text.append_text(
                 rich("actions.guest_wait_start" if full else "actions.guest_wait", host=host)
             )

@@ -43,7 +43,7 @@ def _yours(view: FestivalView) -> Text:
     """Your secret cards; once the reveal began, those like a revealed card ticked."""
     if not view.mine_revealed:
         return Text(t("festival.yours") + " ").append_text(cards_text(view.my_secret))
-    text = Text(t("festival.yours_revealed") + " ")
+    text = Text(t("festival.yours") + " ")
     for i, (card, out) in enumerate(zip(view.my_secret, view.mine_revealed, strict=True)):
         if i:
             text.append(" ")
