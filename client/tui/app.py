@@ -313,8 +313,6 @@ class TulipsApp(App[int]):
             elif outcome == "applied":
                 if follow.state is not None and not follow.state.legal_actions:
                     self.picking = False
-                if message.by == "timer" and getattr(message.event, "seat", None) == follow.seat:
-                    self.notify(t("notify.timed_out"), severity="warning")
                 if isinstance(message.event, wire.MatchEnded):
                     self._show_final()
         elif isinstance(message, wire.TurnTimer):
@@ -371,10 +369,11 @@ class TulipsApp(App[int]):
         """Another player opened the rematch: offer it, where the scores are."""
         if not self.follow.rematch(offer):
             return
-        for screen in self.screen_stack:
-            if isinstance(screen, FinalScreen):
-                screen.offer = offer.host
-        self.notify(t("final.rematch_offer", host=offer.host), timeout=10)
+        finals = [screen for screen in self.screen_stack if isinstance(screen, FinalScreen)]
+        for screen in finals:
+            screen.offer = offer.host
+        if self.screen not in finals:  # the scores say it; elsewhere, a note says it
+            self.notify(t("final.rematch_offer", host=offer.host), timeout=10)
 
     def _tick(self) -> None:
         if self.follow.signals.ticking:

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..cards import colour_tag
+from ..cards import card_text, colour_tag
 from ..i18n import t
 from ..viewmodel import COLOURS
 
@@ -44,7 +44,7 @@ def help_text() -> Group:
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
     legend.add_row(Text("⏱23", style="bold"), t("help.timer"))
     legend.add_row(Text(" 23 ", style="bold reverse #ffd75f"), t("help.changed"))
-    legend.add_row(Text("♥K4✓", style="bold"), t("help.revealed_mine"))
+    legend.add_row(card_text("pink-4") + Text("✓", style="bold green"), t("help.revealed_mine"))
     keys = Table.grid(padding=(0, 2))
     keys.add_column(no_wrap=True)
     keys.add_column()
