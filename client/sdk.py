@@ -355,9 +355,10 @@ class Session:
         await self.request(wire.Chat, text=text)
 
     async def replay(
-        self, match: str, join_code: str | None = None, from_seq: int = 1
+        self, match: str, *, join_code: str | None = None, from_seq: int = 1
     ) -> wire.ReplayPage:
-        """One page of a match's record, from event ``from_seq`` on."""
+        """One page of a match's record, from event ``from_seq`` on; ask again
+        from ``page.next_seq`` while it is set."""
         answer = await self.request(
             wire.Replay, match=match, join_code=join_code, from_seq=from_seq
         )

@@ -25,7 +25,7 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -54,6 +54,9 @@ from .screens.table import TableScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
 from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH
+
+if TYPE_CHECKING:  # the replay viewer is imported when first opened
+    from .screens.replay import Scheduler
 
 __all__ = ["Plan", "QuickMatch", "ServerStarter", "TulipsApp"]
 
@@ -134,8 +137,10 @@ class TulipsApp(App[int]):
         self._queue: collections.deque[Paced] = collections.deque()
         self._pacing = False
         self._autostarted: set[str] = set()
-        #: join codes the player typed or chose, by match (a private match's record needs it)
-        self._codes: dict[str, str] = {}
+        #: join codes typed for matches, offered again to their replay
+        self._join_codes: dict[str, str] = {}
+        #: runs the replay viewer's playing (None: Textual's timers; tests drive their own)
+        self.replay_scheduler: Scheduler | None = None
         self.connecting: ConnectingScreen
         self.lobby_screen: LobbyScreen
         self.table_screen: TableScreen
@@ -346,7 +351,9 @@ class TulipsApp(App[int]):
         seq = first
         try:
             for _ in range(_RECALL_PAGES):
-                page = await self.session.replay(match, self._codes.get(match), seq)
+                page = await self.session.replay(
+                    match, join_code=self._join_codes.get(match), from_seq=seq
+                )
                 if not isinstance(page, wire.ReplayPage):
                     return
                 events.extend(page.events[: last - seq + 1])
@@ -542,7 +549,7 @@ class TulipsApp(App[int]):
             open_box=settings.open_box,
         )
         if settings.join_code is not None and isinstance(joined, wire.Joined):
-            self._codes[joined.match] = settings.join_code
+            self._join_codes[joined.match] = settings.join_code
 
     def action_chat(self) -> None:
         """Say something to the table."""
@@ -564,14 +571,24 @@ class TulipsApp(App[int]):
         summary = self.lobby.matches.get(event.match)
         if summary is None:
             return
+        if event.how == "replay":
+            if summary.status != "finished":
+                self.notify(t("replay.not_finished"), severity="warning")
+            else:
+                self.open_replay(event.match, summary)
+            return
 
         def go(code: str | None) -> None:
-            if code is not None:
-                self._codes[event.match] = code
-            if event.how == "join":
-                self.request(lambda s: self._join(s, summary, code))
-            else:
-                self.request(lambda s: s.watch(event.match, join_code=code))
+            async def enter(session: SessionLike) -> None:
+                if event.how == "join":
+                    if not await self._join(session, summary, code):
+                        return
+                else:
+                    await session.watch(event.match, join_code=code)
+                if code:  # it worked: the match's replay will need it too
+                    self._join_codes[event.match] = code
+
+            self.request(enter)
 
         if summary.has_join_code:
             self.push_screen(JoinCodeScreen(), lambda code: go(code) if code else None)
@@ -580,8 +597,8 @@ class TulipsApp(App[int]):
 
     async def _join(
         self, session: SessionLike, summary: wire.MatchSummary, code: str | None
-    ) -> None:
-        """Join from the lobby; a refusal says why in the match's own terms."""
+    ) -> bool:
+        """Join from the lobby (True: joined); a refusal says why in the match's own terms."""
         try:
             await session.join(summary.match, join_code=code)
         except RequestError as exc:
@@ -595,6 +612,8 @@ class TulipsApp(App[int]):
             if not key:
                 raise
             self.notify(t(key), severity="error")
+            return False
+        return True
 
     def action_play_again(self) -> None:
         """A rematch of the finished match (or the one another player opened);
@@ -602,6 +621,36 @@ class TulipsApp(App[int]):
         if self.follow.seat is None:
             return
         self.request(lambda s: s.play_again())
+
+    def open_replay(
+        self,
+        match: str,
+        summary: wire.MatchSummary | None = None,
+        points: wire.Points | None = None,
+    ) -> None:
+        """Open the replay viewer over the current screen (it asks for the join
+        code itself if the server wants one we do not have)."""
+        from .screens.replay import ReplayScreen  # not needed for the first screen
+
+        if self.session is None:
+            return
+        self.push_screen(
+            ReplayScreen(
+                self.session,
+                match,
+                summary=summary,
+                points=points,
+                join_code=self._join_codes.get(match),
+                scheduler=self.replay_scheduler,
+            )
+        )
+
+    def action_replay_match(self) -> None:
+        """Replay the match just finished, its festival legend from our own state."""
+        follow = self.follow
+        if follow.match_id is not None:
+            points = follow.state.points if follow.state is not None else None
+            self.open_replay(follow.match_id, follow.summary, points)
 
     def action_show_scores(self) -> None:
         """Back to the final scores from the table."""

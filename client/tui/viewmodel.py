@@ -105,6 +105,8 @@ class FestivalView:
     #: server never says whose a revealed card was (R26), so a card of that
     #: spelling counts, each revealed card once
     mine_revealed: tuple[bool, ...] = ()
+    #: show what each rank's festival card gives (False: a replay whose points are unknown)
+    legend: bool = True
 
 
 @dataclass(frozen=True, slots=True)
