@@ -268,6 +268,10 @@ class Session:
             answer = await asyncio.wait_for(future, self.request_timeout)
         finally:
             self._pending.pop(request_id, None)
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                future.exception()  # seen: if sending failed, that is the error raised
         if isinstance(answer, wire.Error):
             raise RequestError(answer)
         return answer

@@ -52,6 +52,7 @@ class ErrorCode(enum.StrEnum):
     ILLEGAL_ACTION = "illegal_action"
     RATE_LIMITED = "rate_limited"
     SERVER_FULL = "server_full"
+    STORAGE_UNAVAILABLE = "storage_unavailable"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -79,12 +80,13 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "the match has started, or `play_again` before it has finished.",
     ErrorCode.MATCH_PAUSED: "`act` in a match the server could not store (a full disk, an "
     "unwritable data directory): it is paused, the action was not carried out, and the "
-    "match resumes when the operator has fixed the disk and restarted the server.",
+    "match resumes when the operator has fixed the disk and restarted the server. Also `act` "
+    "while the server shuts down (the connection is then closed with 1001).",
     ErrorCode.SEAT_TAKEN: "`join` of a seat someone (or a bot) holds, or of a full match.",
     ErrorCode.BAD_JOIN_CODE: "`join` or `watch` of a match with a join code, without it "
     "or with a wrong one.",
     ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync` or `chat` "
-    "outside a match, or `act` by a spectator.",
+    "outside a match, or `act` or `play_again` by a spectator.",
     ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
     ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
@@ -93,6 +95,10 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "A client that keeps on is closed with 4008.",
     ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
     "On `hello` the connection is closed.",
+    ErrorCode.STORAGE_UNAVAILABLE: "The server cannot write to its disk now (full, or "
+    "unwritable), and the request needs something stored: a `hello` without a token (a new "
+    "identity; the connection is closed with 1013), or `start` (the match stays open). "
+    "Nothing was changed; try again later.",
     ErrorCode.INTERNAL_ERROR: "The server failed; the request may not have been carried out. "
     "Clients treat an error code they do not know like this one.",
 }
@@ -105,6 +111,7 @@ class CloseCode(enum.IntEnum):
     GOING_AWAY = 1001
     MESSAGE_TOO_BIG = 1009
     INTERNAL_ERROR = 1011
+    TRY_AGAIN_LATER = 1013
     PROTOCOL_VIOLATION = 4000
     UNSUPPORTED_VERSION = 4001
     BAD_TOKEN = 4002
@@ -123,6 +130,8 @@ CLOSE_CODE_DOCS: dict[CloseCode, str] = {
     CloseCode.MESSAGE_TOO_BIG: "A frame was larger than `MAX_FRAME_BYTES`: it was refused "
     "unread, and no `error` is sent.",
     CloseCode.INTERNAL_ERROR: "The server hit an unexpected error on this connection.",
+    CloseCode.TRY_AGAIN_LATER: "After `storage_unavailable` in answer to `hello`: the server "
+    "cannot store a new identity now. Try again later.",
     CloseCode.PROTOCOL_VIOLATION: "`max_bad_frames` `bad_frame`, `bad_message` or "
     "`unknown_type` errors in a row (see `welcome.limits`); before `welcome`, `not_welcome` "
     "counts too.",
@@ -143,6 +152,7 @@ _CLOSING: dict[ErrorCode, CloseCode] = {
     ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
     ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
     ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
+    ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
 }
 
 

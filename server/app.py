@@ -10,6 +10,7 @@ that closes with 1011, and the player's seat released in ``finally``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http
 import json
 import logging
@@ -96,10 +97,14 @@ class TulipsServer:
         )
 
     async def stop(self) -> None:
-        """Tell every client the server is going away, save, and close."""
+        """Stop taking actions, tell every client the server is going away, let
+        the disk store what was accepted (within ``config.stop_timeout``), and close."""
         if self._server is None:
             return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.stop_timeout
         self._server.close(close_connections=False)
+        self.lobby.halt()
         await asyncio.gather(
             *(
                 peer.flush_and_close(wire.CloseCode.GOING_AWAY, "server shutting down")
@@ -107,8 +112,10 @@ class TulipsServer:
             ),
             return_exceptions=True,
         )
-        await self._server.wait_closed()
-        await self.lobby.close()
+        with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
+            async with asyncio.timeout_at(deadline):
+                await asyncio.shield(self._server.wait_closed())
+        await self.lobby.close(max(0.0, deadline - loop.time()))
         self._server = None
 
     async def serve_forever(self) -> None:

@@ -5,6 +5,11 @@ observation only (never the match itself).
 sampled deals for a time budget (engine/bots/search.py). Quick decisions are made
 on the event loop; a hard bot's search runs in a worker process, so however
 long it thinks, other matches keep their latency.
+
+If those worker processes die (killed, out of memory: the pool is broken), a
+bot of another strength steps in: a *medium* bot decides the hard bot's moves,
+so the match goes on, and fresh worker processes are started for the first
+hard decision asked for :attr:`Thinker.retry_after` seconds later.
 """
 
 from __future__ import annotations
@@ -12,10 +17,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
+import math
 import multiprocessing
 import os
 import random
+import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from engine import Action, Match, observe
@@ -28,6 +37,10 @@ __all__ = ["QUICK", "STRENGTHS", "Bot", "Thinker"]
 QUICK: dict[str, Policy] = {"easy": random_policy, "medium": medium_policy}
 #: Every strength a host may ask for.
 STRENGTHS: tuple[str, ...] = ("easy", "medium", "hard")
+#: Who decides for a hard bot whose search cannot run.
+STAND_IN: Policy = medium_policy
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -55,12 +68,28 @@ class Bot:
 
 
 class Thinker:
-    """Makes bot decisions: quick ones inline, searches in worker processes."""
+    """Makes bot decisions: quick ones inline, searches in worker processes.
 
-    def __init__(self, budget_ms: float = DEFAULT_BUDGET_MS, workers: int | None = None) -> None:
+    :meth:`decide` always returns an action: when a search cannot run (the
+    pool is broken, the search raised, the thinker is closed), :data:`STAND_IN`
+    decides that move instead, and the failure is logged — once per broken pool.
+    """
+
+    def __init__(
+        self,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        workers: int | None = None,
+        retry_after: float = 30.0,
+    ) -> None:
         self.policy = hard_policy(budget_ms)
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        #: seconds after a broken pool before new worker processes are started
+        self.retry_after = retry_after
+        #: decisions a bot of another strength made for a hard one
+        self.stand_ins = 0
         self._pool: ProcessPoolExecutor | None = None
+        self._no_pool_until = -math.inf  # time.monotonic() before which none is started
+        self._closed = False
 
     async def decide(self, bot: Bot, match: Match, seat: int) -> Action:
         """The bot's action for ``seat``, from that seat's observation."""
@@ -68,17 +97,46 @@ class Thinker:
         quick = QUICK.get(bot.strength)
         if quick is not None:
             return quick(observation, bot.rng)
-        if self._pool is None:
+        rng = random.Random(bot.rng.getrandbits(64))
+        pool = self._usable_pool()
+        if pool is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(pool, self.policy, observation, rng)
+            except BrokenProcessPool:
+                self._broken(pool)
+            except Exception:
+                log.exception("a hard bot's search failed; a medium bot decides this move")
+        self.stand_ins += 1
+        return STAND_IN(observation, rng)
+
+    def _usable_pool(self) -> ProcessPoolExecutor | None:
+        """The worker pool, started if need be; None while a broken one is recent."""
+        if self._pool is None and not self._closed:
+            if time.monotonic() < self._no_pool_until:
+                return None
             # spawn: a fresh interpreter that imports only the engine, whatever
             # threads (storage) this process runs
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
-        rng = random.Random(bot.rng.getrandbits(64))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, self.policy, observation, rng)
+        return self._pool
+
+    def _broken(self, pool: ProcessPoolExecutor) -> None:
+        """A worker process died: drop the pool (logged by the first decision to see it)."""
+        if pool is not self._pool:
+            return  # another decision already dropped it
+        log.error(
+            "the hard bots' worker processes died; a medium bot decides their moves,"
+            " and new workers start in %g s",
+            self.retry_after,
+        )
+        self._pool = None
+        self._no_pool_until = time.monotonic() + self.retry_after
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes; later hard decisions are the stand-in's."""
+        self._closed = True
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

@@ -12,9 +12,9 @@ import asyncio
 import gc
 import logging
 import math
-import os
 import resource
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
@@ -23,7 +23,10 @@ from .app import TulipsServer
 from .config import ServerConfig
 from .storage import StorageError
 
-__all__ = ["main", "parse_args"]
+__all__ = ["Setup", "main", "parse_args", "run"]
+
+#: Called with the server before it starts.
+Setup = Callable[[TulipsServer], None]
 
 
 def _number(text: str, kind: type[int] | type[float]) -> float:
@@ -120,6 +123,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="milliseconds a hard bot searches per decision",
     )
     parser.add_argument(
+        "--stop-timeout",
+        type=_seconds,
+        default=defaults.stop_timeout,
+        help="seconds a shutdown (Ctrl-C, SIGTERM) waits for the disk to store the actions"
+        " already accepted; one not stored by then was never acknowledged",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
@@ -141,13 +151,15 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
+        stop_timeout=args.stop_timeout,
     )
 
 
-async def run(config: ServerConfig) -> None:
+async def run(config: ServerConfig, setup: Setup | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then shut down cleanly."""
     server = TulipsServer(config)
-    _inject_faults(server)
+    if setup is not None:
+        setup(server)
     await server.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -156,26 +168,6 @@ async def run(config: ServerConfig) -> None:
     await stop.wait()
     logging.getLogger("server").info("shutting down")
     await server.stop()
-
-
-#: Fault injection for the crash-recovery tests: the server kills itself with
-#: SIGKILL right after its Nth storage commit — after an action is on disk and
-#: before anyone is told of it.
-KILL_AFTER_COMMITS = "TULIPS_KILL_AFTER_COMMITS"
-
-
-def _inject_faults(server: TulipsServer) -> None:
-    commits = os.environ.get(KILL_AFTER_COMMITS)
-    storage = server.lobby.storage
-    if not commits or storage is None:
-        return
-    limit = int(commits)
-
-    def kill(count: int) -> None:
-        if count >= limit:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    storage.after_commit = kill
 
 
 def tune_gc() -> None:
@@ -195,13 +187,14 @@ def _raise_fd_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``tulips-server``."""
+def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
+    """Entry point of ``tulips-server``. ``setup`` is called with the server
+    before it starts (to install hooks: the fault-injecting test runner does)."""
     config = parse_args(argv)
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:
-        asyncio.run(run(config))
+        asyncio.run(run(config, setup))
     except StorageError as exc:
         logging.getLogger("server").error("%s", exc)
         return 1

@@ -44,6 +44,8 @@ class ServerConfig:
     max_outbox: int = 1000
     #: finished matches kept in memory and listed in the lobby
     keep_finished: int = 50
+    #: seconds a shutdown waits for accepted actions to reach the disk
+    stop_timeout: float = 5.0
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""

@@ -58,6 +58,11 @@ class Players:
         self._by_id[player.id] = player
         self._by_token[player.token_hash] = player
 
+    def remove(self, player: Player) -> None:
+        """Forget a player (one whose identity could not be stored)."""
+        self._by_id.pop(player.id, None)
+        self._by_token.pop(player.token_hash, None)
+
     def by_token(self, token: str) -> Player | None:
         """The player this token proves, if any."""
         digest = hash_token(token)

@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -118,13 +117,18 @@ class Lobby:
             self.running_count(),
         )
 
-    async def close(self) -> None:
-        """Stop every room's timers and bots, then close storage."""
+    def halt(self) -> None:
+        """Shutting down: every room stops its timers and bots and takes no more actions."""
         for room in self.rooms.values():
             room.close()
         self.thinker.close()
+
+    async def close(self, timeout: float | None = None) -> None:
+        """Halt, then let storage finish the writes it holds (for at most
+        ``timeout`` s, by default ``config.stop_timeout``) and close it."""
+        self.halt()
         if self.storage is not None:
-            self.storage.close()
+            await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
 
     def running_count(self) -> int:
         """Matches being played now."""
@@ -155,7 +159,9 @@ class Lobby:
             player, token = self.players.new(message.name)
             renamed = True
         if renamed and self.storage is not None:
-            await self.storage.save_player(persist.player_row(player), time.time())
+            await persist.store_player(
+                self.storage, self.players, player, new=message.token is None
+            )
         peer.player = player
         player.connections.add(peer)
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
@@ -404,7 +410,15 @@ class Lobby:
         seed = secrets.randbits(63)
         salt = new_salt() if room.settings.open_box else None  # R27: for the commitment
         if self.storage is not None:  # the seed is on disk before anyone sees a card
-            await self.storage.save_match(persist.room_row(room, seed=seed, salt=salt))
+            try:
+                await self.storage.save_match(persist.room_row(room, seed=seed, salt=salt))
+            except StorageError as exc:
+                log.error("match %s cannot start (storage_unavailable): %s", room.id, exc)
+                raise refused(
+                    ErrorCode.STORAGE_UNAVAILABLE,
+                    "the server cannot store the match now (its disk is full or unwritable);"
+                    " try again later",
+                ) from None
             room.check_start(player)  # nothing changed while we waited
         return _ok(message, then=lambda: room.begin(seed, salt))
 
@@ -414,6 +428,8 @@ class Lobby:
         player = self._player(peer)
         if old.status is not RoomStatus.FINISHED:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match is not over yet")
+        if old.seat_of(player) is None:
+            raise refused(ErrorCode.NOT_IN_MATCH, "only the match's players can ask for a rematch")
         rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
         if rematch is None:
             rematch = self._open_rematch(old, player)

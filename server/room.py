@@ -162,6 +162,7 @@ class Room:
         self._deadlines: dict[int, asyncio.TimerHandle] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False  #: shutting down: no more actions, prompts, timers or bots
 
     def __repr__(self) -> str:
         return f"<Room {self.id} {self.status.value}>"
@@ -340,6 +341,10 @@ class Room:
                 raise refused(
                     ErrorCode.MATCH_PAUSED, "the server cannot store this match; it is paused"
                 )
+            if self._closed:
+                raise refused(
+                    ErrorCode.MATCH_PAUSED, "the server is shutting down; come back later"
+                )
             if match is None or self.status is RoomStatus.OPEN:
                 raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
             refusal = match.refusal(seat, action)  # the very check apply makes
@@ -416,7 +421,7 @@ class Room:
     def _after_change(self) -> None:
         """Prompt the seats that must act now and let the bots move."""
         match = self.match
-        if match is None or match.is_over:
+        if match is None or match.is_over or self._closed:
             return
         key = (match.phase, len(self.log) if match.phase is Phase.TURN else 0)
         for seat in match.to_act:
@@ -539,7 +544,8 @@ class Room:
     # -- shutting down -------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop timers, bots and stand-ins (server shutdown or room removal)."""
+        """Stop timers, bots and stand-ins, and take no more actions (server shutdown)."""
+        self._closed = True
         self._cancel_timers()
         if self._bot_task is not None:
             self._bot_task.cancel()

@@ -9,6 +9,18 @@ them in one transaction (group commit), and only then resolves the awaiting
 coroutines — so ``await storage.append_action(...)`` returning means the action
 is on disk, and the event loop never waits on the disk itself.
 
+Every write ends: stored, or failed with :class:`StorageError`. A write the
+database refuses fails alone. An unexpected error in the writer thread (a bug,
+anything but ``sqlite3.Error``) stops storing for good: it is logged once,
+:attr:`Storage.failed` says why, and every write queued then or later fails
+with it — so the rooms waiting on them pause instead of hanging. Closing
+(:meth:`Storage.aclose`) lets the writer finish what is queued, for at most a
+given time, without blocking the event loop; writes asked for after that fail.
+
+Reading tolerates damage row by row: a stored player or match that cannot be
+read (not UTF-8, a value of the wrong type, JSON that does not parse) is left
+out with one log line naming it, and left on disk.
+
 The file carries ``PRAGMA application_id`` and ``PRAGMA user_version`` (the
 schema version). A file that is not ours, or is from a newer schema, is
 refused at start with :class:`StorageError`, never touched.
@@ -17,6 +29,7 @@ refused at start with :class:`StorageError`, never touched.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import queue
@@ -135,8 +148,17 @@ class Storage:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._read: sqlite3.Connection | None = None
+        #: guards ``_accepting`` and ``failed`` against the queue: a write is either
+        #: queued before the writer's last look at the queue, or refused
+        self._gate = threading.Lock()
+        self._accepting = False
+        #: why nothing can be stored any more (the writer thread met an unexpected error)
         self.failed: StorageError | None = None
-        #: called (in the writer thread) just before futures resolve; a test hook
+        #: Test hooks, called in the writer thread with the commit's number (from 1):
+        #: ``before_commit`` inside each transaction just before its COMMIT (a slow
+        #: disk sleeps here; an error raised here is an unexpected writer error),
+        #: ``after_commit`` once it is committed, before any awaiting write resumes.
+        self.before_commit: Callable[[int], None] | None = None
         self.after_commit: Callable[[int], None] | None = None
 
     # -- opening ------------------------------------------------------------------------
@@ -173,6 +195,7 @@ class Storage:
                 " Move it away or choose another --data-dir."
             ) from None
         self._read = connection
+        self._accepting = True
         self._thread = threading.Thread(target=self._writer, name="tulips-storage", daemon=True)
         self._thread.start()
 
@@ -215,12 +238,45 @@ class Storage:
         if not existed:
             log.info("created %s", self.path)
 
-    def close(self) -> None:
-        """Finish pending writes and close."""
-        if self._thread is not None:
-            self._jobs.put(None)
-            self._thread.join(10)
-            self._thread = None
+    def close(self, timeout: float = 10.0) -> None:
+        """Finish pending writes (waiting at most ``timeout`` s) and close.
+        Blocks its caller: the server uses :meth:`aclose`."""
+        thread = self._stop_accepting()
+        if thread is not None:
+            thread.join(timeout)
+            self._joined(thread)
+        self._close_reader()
+
+    async def aclose(self, timeout: float = 10.0) -> None:
+        """Refuse new writes, let the writer finish those already queued (for at
+        most ``timeout`` s, while the event loop runs on), and close.
+
+        Writes still unfinished then were never acknowledged to anyone; SQLite
+        commits each transaction whole or not at all, whichever the process
+        exit finds."""
+        thread = self._stop_accepting()
+        if thread is not None:
+            await asyncio.to_thread(thread.join, timeout)
+            self._joined(thread)
+        self._close_reader()
+
+    def _stop_accepting(self) -> threading.Thread | None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            with self._gate:
+                self._accepting = False
+                self._jobs.put(None)  # after every write queued so far
+        return thread
+
+    def _joined(self, thread: threading.Thread) -> None:
+        if thread.is_alive():
+            log.error(
+                "storage %s: the disk did not finish the last writes in time; they were"
+                " never acknowledged, and SQLite keeps each whole or not at all",
+                self.path,
+            )
+
+    def _close_reader(self) -> None:
         if self._read is not None:
             self._read.close()
             self._read = None
@@ -228,43 +284,83 @@ class Storage:
     # -- the writer thread -------------------------------------------------------------
 
     def _writer(self) -> None:
-        connection = self._connect()
-        connection.execute(f"PRAGMA synchronous = {self.synchronous}")
+        """Commit batches until closed; an unexpected error stops storing for good."""
+        connection: sqlite3.Connection | None = None
+        batch: list[_Job] = []
         commits = 0
+        try:
+            connection = self._connect()
+            connection.execute(f"PRAGMA synchronous = {self.synchronous}")
+            while True:
+                batch = self._next_batch()
+                if not batch:
+                    break
+                commits += 1
+                errors = self._commit(connection, batch, commits)
+                if self.after_commit is not None and not all(errors):
+                    self.after_commit(commits)
+                _settle_all(batch, errors)
+                batch = []
+        except Exception as exc:  # a bug or a hook, not the database refusing a write
+            self._break(exc, batch, connection)
+        finally:
+            if connection is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.close()
+
+    def _next_batch(self) -> list[_Job]:
+        """The next write and every one already waiting (group commit); empty once closed."""
+        job = self._jobs.get()
+        if job is None:
+            return []
+        batch = [job]
         while True:
-            job = self._jobs.get()
-            if job is None:
+            try:
+                more = self._jobs.get_nowait()
+            except queue.Empty:
                 break
-            batch = [job]
-            while True:  # group commit: take everything already waiting
-                try:
-                    more = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._jobs.put(None)
-                    break
-                batch.append(more)
-            errors = self._commit(connection, batch)
-            commits += 1
-            if self.after_commit is not None and not all(errors):
-                self.after_commit(commits)
-            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], Any]]] = {}
-            for (_, future, loop), error in zip(batch, errors, strict=True):
-                by_loop.setdefault(loop, []).append((future, error))
-            for loop, settled in by_loop.items():  # one wake-up per loop, not per write
-                loop.call_soon_threadsafe(_settle, settled)
-        connection.close()
+            if more is None:
+                self._jobs.put(None)
+                break
+            batch.append(more)
+        return batch
+
+    def _break(
+        self, exc: Exception, batch: list[_Job], connection: sqlite3.Connection | None
+    ) -> None:
+        """The writer cannot go on: say so once, and fail every write it holds or will get."""
+        with self._gate:
+            self._accepting = False
+            self.failed = StorageError(
+                f"storage {self.path} stopped after an unexpected error ({exc!r});"
+                " nothing more is stored until the server is restarted"
+            )
+        log.critical("%s", self.failed, exc_info=exc)
+        if connection is not None and connection.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+        while True:  # every write queued before the gate closed
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                batch.append(job)
+        _settle_all(batch, [StorageError(str(self.failed)) for _ in batch])
 
     def _submit(self, writes: list[_Write]) -> asyncio.Future[None]:
-        if self._thread is None:
-            raise StorageError("storage is not open")
+        """Queue one job; its future fails at once if storage cannot take it."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._jobs.put((writes, future, loop))
+        with self._gate:
+            if self._accepting:
+                self._jobs.put((writes, future, loop))
+                return future
+            reason = str(self.failed) if self.failed is not None else "storage is not open"
+        future.set_exception(StorageError(reason))
         return future
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[_Job]) -> list[Any]:
+    def _commit(self, connection: sqlite3.Connection, batch: list[_Job], number: int) -> list[Any]:
         """One transaction for the batch, a savepoint per job: a job that fails
         fails alone. Returns each job's error (None if it is stored)."""
         errors: list[Any] = [None] * len(batch)
@@ -279,6 +375,8 @@ class Storage:
                     connection.execute("ROLLBACK TO job")
                     errors[i] = StorageError(f"cannot write to {self.path}: {exc}")
                 connection.execute("RELEASE job")
+            if self.before_commit is not None:
+                self.before_commit(number)
             connection.execute("COMMIT")
         except sqlite3.Error as exc:  # the commit itself failed: nothing is stored
             if connection.in_transaction:
@@ -360,54 +458,162 @@ class Storage:
             raise StorageError("storage is not open")
         return self._read
 
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The query's rows with text as raw bytes, so that a value that is not
+        UTF-8 spoils its own row only, not the whole query."""
+        reader = self._reader()
+        reader.text_factory = bytes
+        try:
+            return reader.execute(sql, params).fetchall()
+        finally:
+            reader.text_factory = str
+
     def players(self) -> list[PlayerRow]:
-        """Every stored player."""
-        rows = self._reader().execute("SELECT id, name, token_hash FROM players").fetchall()
-        return [PlayerRow(*row) for row in rows]
+        """Every stored player (a damaged row is left out, with a log line)."""
+        result = []
+        for row in self._rows("SELECT id, name, token_hash FROM players"):
+            try:
+                columns = ("id", "name", "token_hash")
+                result.append(PlayerRow(*map(_text, row, columns)))
+            except _Damaged as exc:
+                log.error(
+                    "player %s: its stored row is damaged (%s); left out, left on disk",
+                    _shown(row[0]),
+                    exc,
+                )
+        return result
 
     def matches(self, statuses: Sequence[str], limit: int = 1000) -> list[MatchRow]:
-        """Stored matches with one of these statuses, newest first."""
+        """Stored matches with one of these statuses, newest first (a damaged
+        row is left out, with a log line)."""
         marks = ",".join("?" * len(statuses))
-        rows = (
-            self._reader()
-            .execute(
-                "SELECT id, name, host, ruleset_name, ruleset, seats, join_code, turn_timer,"
-                " first_seat, seed, status, created, finished, open_box, salt FROM matches"
-                f" WHERE status IN ({marks}) ORDER BY created DESC LIMIT ?",
-                (*statuses, limit),
-            )
-            .fetchall()
+        rows = self._rows(
+            "SELECT id, name, host, ruleset_name, ruleset, seats, join_code, turn_timer,"
+            " first_seat, seed, status, created, finished, open_box, salt FROM matches"
+            f" WHERE status IN ({marks}) ORDER BY created DESC LIMIT ?",
+            (*statuses, limit),
         )
         result = []
         for row in rows:
-            values = list(row)
-            values[13] = bool(values[13])
             try:
-                values[4] = json.loads(values[4])
-                values[5] = json.loads(values[5])
-            except (TypeError, ValueError) as exc:
+                result.append(_match_row(row))
+            except _Damaged as exc:
                 log.error(
                     "match %s: its stored row is damaged (%s); left out, left on disk",
-                    values[0],
+                    _shown(row[0]),
                     exc,
                 )
-                continue
-            result.append(MatchRow(*values))
         return result
 
     def actions(self, match_id: str) -> list[tuple[int, dict[str, Any]]]:
-        """A match's stored actions, in order, as ``(seat, action data)``."""
-        rows = (
-            self._reader()
-            .execute(
-                "SELECT idx, seat, action FROM actions WHERE match_id = ? ORDER BY idx", (match_id,)
-            )
-            .fetchall()
+        """A match's stored actions, in order, as ``(seat, action data)``; raises
+        :class:`StorageError` naming the match if one is missing or damaged."""
+        rows = self._rows(
+            "SELECT idx, seat, action FROM actions WHERE match_id = ? ORDER BY idx", (match_id,)
         )
-        for expected, (index, _, _) in enumerate(rows):
+        actions = []
+        for expected, (index, seat, action) in enumerate(rows):
             if index != expected:
                 raise StorageError(f"match {match_id}: action {expected} is missing")
-        return [(seat, json.loads(action)) for _, seat, action in rows]
+            try:
+                data = _json(action, dict, "the action")
+                actions.append((_whole(seat, "seat"), data))
+            except _Damaged as exc:
+                raise StorageError(f"match {match_id}: action {index} is damaged ({exc})") from None
+        return actions
+
+
+class _Damaged(Exception):
+    """A stored value that is not what its column holds."""
+
+
+def _shown(value: object) -> str:
+    """A stored id as a log line can show it, even if it is not UTF-8."""
+    if isinstance(value, bytes):  # its bad bytes as \xNN escapes
+        return f"'{value.decode('utf-8', 'backslashreplace')}'"
+    return repr(value)
+
+
+def _text(value: object, what: str, *, null: bool = False) -> Any:
+    if value is None and null:
+        return None
+    if not isinstance(value, bytes):
+        raise _Damaged(f"{what} is stored as {type(value).__name__}, not text")
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Damaged(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _json(value: object, kind: type, what: str) -> Any:
+    try:
+        data = json.loads(_text(value, what))
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
+        raise _Damaged(f"{what} is not JSON ({exc})") from None
+    if not isinstance(data, kind):
+        raise _Damaged(f"{what} is stored as JSON {type(data).__name__}")
+    return data
+
+
+def _whole(value: object, what: str, *, null: bool = False) -> Any:
+    if value is None and null:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Damaged(f"{what} is stored as {type(value).__name__}, not a whole number")
+    return value
+
+
+def _blob(value: object, what: str, *, null: bool = False) -> Any:
+    if value is None and null:
+        return None
+    if not isinstance(value, bytes):
+        raise _Damaged(f"{what} is stored as {type(value).__name__}, not bytes")
+    return value
+
+
+def _number(value: object, what: str, *, null: bool = False) -> Any:
+    if value is None and null:
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _Damaged(f"{what} is stored as {type(value).__name__}, not a number")
+    return float(value)
+
+
+def _match_row(row: tuple[Any, ...]) -> MatchRow:
+    """A ``matches`` row read back, every column checked for its type."""
+    (match_id, name, host, ruleset_name, ruleset, seats) = row[:6]
+    (join_code, turn_timer, first_seat, seed, status, created, finished) = row[6:13]
+    (open_box, salt) = row[13:]
+    seats = _json(seats, list, "seats")
+    if not all(isinstance(seat, dict) for seat in seats):
+        raise _Damaged("seats is not a list of maps")
+    return MatchRow(
+        id=_text(match_id, "id"),
+        name=_text(name, "name"),
+        host=_text(host, "host"),
+        ruleset_name=_text(ruleset_name, "ruleset_name"),
+        ruleset=_json(ruleset, dict, "ruleset"),
+        seats=seats,
+        join_code=_text(join_code, "join_code", null=True),
+        turn_timer=_number(turn_timer, "turn_timer", null=True),
+        first_seat=_whole(first_seat, "first_seat", null=True),
+        seed=_whole(seed, "seed", null=True),
+        status=_text(status, "status"),
+        created=_number(created, "created"),
+        finished=_number(finished, "finished", null=True),
+        open_box=_whole(open_box, "open_box") != 0,
+        salt=_blob(salt, "salt", null=True),
+    )
+
+
+def _settle_all(batch: list[_Job], errors: Sequence[BaseException | None]) -> None:
+    """Resolve each job's future in its own loop: one wake-up per loop, not per write."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], Any]]] = {}
+    for (_, future, loop), error in zip(batch, errors, strict=True):
+        by_loop.setdefault(loop, []).append((future, error))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            loop.call_soon_threadsafe(_settle, settled)
 
 
 def _settle(settled: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:

@@ -89,6 +89,7 @@ async def test_cli_serves_and_exits_cleanly_on_a_signal(
         (["--max-connections", "-1"], "--max-connections: must be at least 1"),
         (["--grace-period", "-1"], "--grace-period"),
         (["--rate-limit", "0"], "--rate-limit"),
+        (["--stop-timeout", "-1"], "--stop-timeout"),
         (["--no-such-flag"], "unrecognized arguments"),
     ],
 )

@@ -42,7 +42,7 @@ import msgspec
 from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
-from client.sdk import ConnectionLost, Session
+from client.sdk import ConnectionLost, RequestError, Session
 from engine import DEFAULT_RULESET, Event, Match, observe, project_event
 from engine.record import action_from_data, action_to_data
 from server import views
@@ -53,7 +53,6 @@ from server.storage import FILE_NAME, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
-KILL_ENV = "TULIPS_KILL_AFTER_COMMITS"
 #: a 4-seat match always takes this many actions (4 openings, then the deck runs out)
 ACTIONS_IN_A_4_SEAT_MATCH = 60
 
@@ -128,12 +127,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def server_command(data_dir: Path, port: int, *flags: str) -> list[str]:
-    """``python -m server`` on 127.0.0.1 with test-friendly settings."""
+def server_command(data_dir: Path, port: int, *flags: str, faults: Sequence[str] = ()) -> list[str]:
+    """``python -m server`` on 127.0.0.1 with test-friendly settings; with
+    ``faults`` (flags of :mod:`tests.storage.killable_server`), that runner instead."""
+    program = ["-m", "tests.storage.killable_server", *faults] if faults else ["-m", "server"]
     return [
         sys.executable,
-        "-m",
-        "server",
+        *program,
         "--host",
         HOST,
         "--port",
@@ -148,12 +148,9 @@ def server_command(data_dir: Path, port: int, *flags: str) -> list[str]:
     ]
 
 
-def server_env(kill_after_commits: int | None = None) -> dict[str, str]:
-    """The environment of a server process, fault injection only when asked."""
-    env = {key: value for key, value in os.environ.items() if key != KILL_ENV}
-    if kill_after_commits is not None:
-        env[KILL_ENV] = str(kill_after_commits)
-    return env
+def server_env() -> dict[str, str]:
+    """The environment of a server process."""
+    return dict(os.environ)
 
 
 async def healthz(port: int) -> dict[str, Any] | None:
@@ -229,12 +226,12 @@ class ServerProcess:
                 self.process.send_signal(signal.SIGKILL)
         await self.wait_exit(10)
 
-    async def stop(self) -> int:
-        """SIGTERM: a clean shutdown; its return code."""
+    async def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM: a clean shutdown, which must end within ``timeout``; its return code."""
         if self.running:
             with contextlib.suppress(ProcessLookupError):
                 self.process.send_signal(signal.SIGTERM)
-        return await self.wait_exit(15)
+        return await self.wait_exit(timeout)
 
 
 class Servers:
@@ -250,16 +247,26 @@ class Servers:
         *flags: str,
         port: int | None = None,
         kill_after_commits: int | None = None,
+        commit_delay: float | None = None,
+        slow_from_commit: int = 1,
     ) -> ServerProcess:
         """A server on ``data_dir``, on ``port`` (or one picked free now),
-        awaited until ``/healthz`` answers."""
+        awaited until ``/healthz`` answers. ``kill_after_commits`` and
+        ``commit_delay`` (from commit ``slow_from_commit`` on) run it under
+        :mod:`tests.storage.killable_server`."""
+        faults: list[str] = []
+        if kill_after_commits is not None:
+            faults += ["--kill-after-commits", str(kill_after_commits)]
+        if commit_delay is not None:
+            faults += ["--commit-delay", str(commit_delay)]
+            faults += ["--slow-from-commit", str(slow_from_commit)]
         port = port if port is not None else free_port()
         log_path = self.logs / f"server-{len(self.started) + 1}.log"
         with log_path.open("wb") as log:
             process = await asyncio.create_subprocess_exec(
-                *server_command(data_dir, port, *flags),
+                *server_command(data_dir, port, *flags, faults=faults),
                 cwd=ROOT,
-                env=server_env(kill_after_commits),
+                env=server_env(),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,
                 stderr=asyncio.subprocess.STDOUT,
@@ -366,7 +373,8 @@ async def play(
 ) -> str:
     """Follow the match on this connection and answer each prompt with a random
     legal action, until the match is over (``"over"``) or the connection is
-    gone (``"lost"``). Checks as it goes that events come one by one, prompts
+    gone or an act is refused with ``match_paused`` — the server is stopping —
+    (``"lost"``). Checks as it goes that events come one by one, prompts
     follow the events, and a resumed seat that must act is prompted at once."""
     seen.connections += 1
     connection = seen.connections
@@ -425,7 +433,10 @@ async def play(
                 await asyncio.sleep(rng.uniform(0, think))
             try:
                 await session.act(action)
-            except (ConnectionError, ConnectionClosed, TimeoutError):
+            except (ConnectionError, ConnectionClosed, TimeoutError, RequestError) as exc:
+                # match_paused: refused while the server stops (PROTOCOL.md), or paused
+                if isinstance(exc, RequestError) and exc.code != "match_paused":
+                    raise
                 seen.sent.append(Sent(message.seq, action, acked=False, connection=connection))
                 return "lost"
             seen.sent.append(Sent(message.seq, action, acked=True, connection=connection))

@@ -9,7 +9,8 @@ with the engine's replay of the finished match's seed and actions:
   (as its seat sees them) with those numbers, and so are the later ones;
 * whatever was on disk when the process died is a prefix of the final list —
   in particular the action written but not yet told to anyone when the server
-  killed itself after its Nth commit (``TULIPS_KILL_AFTER_COMMITS``);
+  killed itself after its Nth commit (``python -m tests.storage.killable_server
+  --kill-after-commits N``);
 * every snapshot, the final scoring and the public replay are the replay's.
 
 Kill points: the Nth storage commit for several N, and random moments chosen
@@ -55,11 +56,14 @@ NAMES = ("Ana", "Bea", "Cem", "Dan")
 class Kill:
     """How the server dies once: by itself after its Nth storage commit, or
     by the test's SIGKILL once some client has seen ``events`` more events
-    (then after a random pause of up to ``jitter`` seconds)."""
+    (then after a random pause of up to ``jitter`` seconds). With ``term``,
+    the test's signal is SIGTERM instead: a clean stop that must end, with
+    exit code 0, within ``term`` seconds."""
 
     after_commits: int | None = None
     events: int | None = None
     jitter: float = 0.005
+    term: float | None = None
 
     def __post_init__(self) -> None:
         assert (self.after_commits is None) != (self.events is None)
@@ -184,7 +188,11 @@ async def play_until(
                     assert code == -signal.SIGKILL, f"exit code {code}:\n{server.log()}"
                 else:
                     await asyncio.sleep(rng.uniform(0, kill.jitter))
-                    await server.kill()
+                    if kill.term is not None:
+                        code = await server.stop(timeout=kill.term)
+                        assert code == 0, f"exit code {code}:\n{server.log()}"
+                    else:
+                        await server.kill()
             return list(await everyone)
     except TimeoutError:
         state = "\n".join(
@@ -207,12 +215,23 @@ async def crash_and_finish(
     humans: int = 2,
     seed: int = 0,
     sync: str = "full",
+    flags: tuple[str, ...] = (),
+    slow_disk: tuple[float, int] | None = None,
 ) -> Outcome:
     """Play a 4-seat match through every kill and restart, to the end; check
-    everything against the replay, and return what happened."""
+    everything against the replay, and return what happened. ``flags`` go to
+    every server; with ``slow_disk`` = (seconds, N), the first server's
+    commits take that long from its Nth on."""
     rng = random.Random(seed)
-    flags = ("--sync", sync)
-    server = await servers.start(data_dir, *flags, kill_after_commits=kills[0].after_commits)
+    flags = ("--sync", sync, *flags)
+    delay, slow_from = slow_disk if slow_disk is not None else (None, 1)
+    server = await servers.start(
+        data_dir,
+        *flags,
+        kill_after_commits=kills[0].after_commits,
+        commit_delay=delay,
+        slow_from_commit=slow_from,
+    )
     match_id, sessions, seens = await seat_everyone(server.url, humans)
     playing = list(seens)
     disks: list[list[tuple[int, dict[str, object]]]] = []
@@ -333,6 +352,25 @@ async def test_two_kills_at_random_moments(servers: Servers, tmp_path: Path) -> 
     rng = random.Random(7)
     kills = [Kill(after_commits=rng.randrange(9, 50)), Kill(events=rng.randrange(5, 40))]
     await crash_and_finish(servers, tmp_path / "data", kills, seed=7)
+
+
+@pytest.mark.parametrize(("delay", "events"), [(0.3, 30), (3.0, 1)], ids=["slow", "very-slow"])
+async def test_sigterm_on_a_slow_disk_stops_promptly_and_loses_nothing(
+    servers: Servers, tmp_path: Path, delay: float, events: int
+) -> None:
+    """SIGTERM while the match is played on a slow disk (each commit takes 0.3
+    or 3 s once the match has started, as on a FUSE file system): the server
+    takes no more actions and exits with 0 within its ``--stop-timeout`` of 2 s
+    and a margin — not after every queued write, however slow — and after a
+    restart everything acknowledged or shown is there, and the match finishes."""
+    await crash_and_finish(
+        servers,
+        tmp_path / "data",
+        [Kill(events=events, term=2 + 6)],
+        seed=int(delay * 10),
+        flags=("--stop-timeout", "2"),
+        slow_disk=(delay, setup_writes(2) + 1),
+    )
 
 
 # -- the sweep ------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -266,6 +268,104 @@ async def test_a_failed_write_fails_only_itself_in_a_group(tmp_path: Path) -> No
         assert isinstance(results[2], StorageError)
         assert results[1] is None and results[3] is None, results
         assert storage.actions("b") == [(0, {"kind": "keep"})]
+
+
+async def test_an_unexpected_writer_error_fails_every_write_queued_or_later(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An error in the writer thread that is not the database's (raised here
+    inside its transaction) stops storing for good: the write being committed,
+    those queued behind it and any asked for later all fail with StorageError
+    — none hangs, none is stored — and the error is logged once."""
+    inside = threading.Event()
+    go_on = threading.Event()
+
+    def bug(count: int) -> None:
+        inside.set()
+        go_on.wait(10)
+        raise ValueError("injected")
+
+    async with opened(tmp_path) as storage:
+        storage.before_commit = bug
+        try:
+            first = asyncio.ensure_future(storage.append_action("m", 0, 0, {"kind": "keep"}))
+            await asyncio.to_thread(inside.wait, 10)
+            queued = [
+                asyncio.ensure_future(storage.append_action("m", i, 0, {"kind": "keep"}))
+                for i in range(1, 5)
+            ]
+            await asyncio.sleep(0)
+        finally:
+            go_on.set()
+        results = await asyncio.gather(first, *queued, return_exceptions=True)
+        assert all(isinstance(r, StorageError) for r in results), results
+        with pytest.raises(StorageError, match=r"unexpected error .*injected"):
+            await storage.save_player(PlayerRow("p", "P", "h"), 0.0)
+        assert storage.failed is not None
+        assert storage.actions("m") == []
+        await storage.aclose(5)
+    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failures) == 1 and failures[0].exc_info is not None, failures
+
+
+async def test_aclose_stores_what_is_queued_while_the_event_loop_runs(tmp_path: Path) -> None:
+    """On a slow disk (each commit takes 0.2 s) ``aclose`` waits for every
+    write already queued to be stored, and the event loop runs meanwhile."""
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    async with opened(tmp_path) as storage:
+        storage.before_commit = lambda count: time.sleep(0.2)
+        writes = [
+            asyncio.ensure_future(storage.append_action("m", i, 0, {"kind": "keep"}))
+            for i in range(3)
+        ]
+        await asyncio.sleep(0)
+        ticker = asyncio.create_task(tick())
+        await storage.aclose(10)
+        ticker.cancel()
+        assert ticks > 0, "aclose blocked the event loop"
+        assert await asyncio.gather(*writes) == [None] * 3
+        with pytest.raises(StorageError, match="not open"):
+            await storage.append_action("m", 3, 0, {"kind": "keep"})
+    with contextlib.closing(raw(tmp_path)) as db:
+        assert db.execute("SELECT count(*) FROM actions").fetchone()[0] == 3
+
+
+async def test_aclose_gives_up_on_a_hung_disk_after_its_timeout(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk hangs in the middle of a commit: ``aclose`` returns after its
+    timeout and says so; the write was never acknowledged, and when the disk
+    comes back it is committed whole."""
+    release = threading.Event()
+    hanging = threading.Event()
+
+    def hang(count: int) -> None:
+        hanging.set()
+        release.wait(10)
+
+    storage = Storage(tmp_path)
+    storage.open()
+    storage.before_commit = hang
+    try:
+        async with asyncio.timeout(10):
+            write = asyncio.ensure_future(storage.append_action("m", 0, 0, {"kind": "keep"}))
+            await asyncio.to_thread(hanging.wait, 10)
+            await storage.aclose(0.2)
+            assert not write.done(), "a write was acknowledged before its commit"
+            assert any("did not finish" in r.getMessage() for r in caplog.records)
+            release.set()
+            await write
+    finally:
+        release.set()
+    with contextlib.closing(raw(tmp_path)) as db:
+        assert db.execute("SELECT seat, action FROM actions").fetchall() == [(0, '{"kind":"keep"}')]
 
 
 async def test_writing_needs_an_open_storage(tmp_path: Path) -> None:
