@@ -119,12 +119,12 @@ async def test_2_what_changed_since_your_turn_is_marked_until_your_turn_ends() -
     async with running(fakes.mid_game()) as (app, pilot, session):
         view = _view(app)
         blue = next(row for row in view.festival.rows if row.colour == "blue")
-        assert blue.moved and blue.new == 1  # Bot 3 added ●B4
+        assert blue.moved and blue.new == 1  # Bot 3 added ●4
         assert view.festival.secret_moved  # Bot 4 added a secret card
         players = {row.name: row for row in view.players}
-        assert players["Cy"].score_delta == 3 and players["Cy"].gained[1]  # kept ●B2, gave ♥K3
-        assert players["Bot 3"].score_delta == 5  # gave Ada ▲O3
-        assert players["Ada"].gained[3] and players["Ada"].score_delta == 0  # got ▲O3
+        assert players["Cy"].score_delta == 3 and players["Cy"].gained[1]  # kept ●2, gave ♥3
+        assert players["Bot 3"].score_delta == 5  # gave Ada ▲3
+        assert players["Ada"].gained[3] and players["Ada"].score_delta == 0  # got ▲3
         # Ada plays both cards; Bot 3's turn starts: a fresh baseline, nothing marked
         session.feed(
             wire.Event(match=MATCH, seq=98, event=wire.CardKept(seat=1, card="orange-4", points=1)),
@@ -196,7 +196,7 @@ async def test_3_an_absent_player_counts_down_then_a_bot_plays_for_them() -> Non
         text = screen_text(app)
         assert "A bot plays for Cy for now." in text and "Cy bot plays" in text
         assert "⏱" not in text  # a bot plays: Cy's timer means nothing now
-        assert "bot for Cy  Cy kept ●B2 (+0)." in text
+        assert "bot for Cy  Cy kept ●2 (+0)." in text
         session.feed(wire.MatchUpdate(match=fakes.summary(seats=fakes._seats_with(connected=True))))
         await settle(pilot, session)
         assert "Cy is back." in screen_text(app)
@@ -206,7 +206,7 @@ async def test_3_an_absent_player_counts_down_then_a_bot_plays_for_them() -> Non
 async def test_3_a_timed_out_move_says_so_to_the_player() -> None:
     """Ada's timer ran out: the log says the server kept the card for her."""
     async with running(fakes.timed_out()) as (app, _pilot, _session):
-        assert "⏱ time ran out  You kept ▲O4 (+1)." in screen_text(app)
+        assert "⏱ time ran out  You kept ▲4 (+1)." in screen_text(app)
 
 
 async def test_3_a_timed_out_move_of_another_is_marked_for_everyone() -> None:
@@ -221,7 +221,7 @@ async def test_3_a_timed_out_move_of_another_is_marked_for_everyone() -> None:
         ),
     ]
     async with running(script) as (app, _pilot, _session):
-        assert "⏱ time ran out  Cy kept ●B2 (+0)." in screen_text(app)
+        assert "⏱ time ran out  Cy kept ●2 (+0)." in screen_text(app)
 
 
 # -- 4. every timer for everyone -----------------------------------------------------------------
@@ -287,7 +287,7 @@ async def test_5_a_client_that_comes_back_fills_its_log_from_the_record() -> Non
 
     script = fakes.mid_game()[:3]
     async with running(script, replay=replay) as (app, pilot, session):
-        await until(pilot, lambda: "Bot 3 kept ◆P4 (+0)." in _log_text(app))
+        await until(pilot, lambda: "Bot 3 kept ◆4 (+0)." in _log_text(app))
         assert ("replay", (MATCH,), {"join_code": None, "from_seq": 1}) in session.requests
         assert ("replay", (MATCH,), {"join_code": None, "from_seq": 77}) in session.requests
         log = [line.plain for line in app.follow.log]
@@ -295,8 +295,8 @@ async def test_5_a_client_that_comes_back_fills_its_log_from_the_record() -> Non
         session.feed(*fakes.mid_game()[3:5])
         await settle(pilot, session)
         log = [line.plain for line in app.follow.log]
-        assert log.index("Bot 3 kept ◆P4 (+0).") < log.index("You kept ♥K4 (+2).")
-        assert "Bot 3 kept ◆P4 (+0)." in screen_text(app)
+        assert log.index("Bot 3 kept ◆4 (+0).") < log.index("You kept ♥4 (+2).")
+        assert "Bot 3 kept ◆4 (+0)." in screen_text(app)
 
 
 async def test_5_a_gap_is_filled_where_it_belongs() -> None:
@@ -311,9 +311,9 @@ async def test_5_a_gap_is_filled_where_it_belongs() -> None:
             examples_state(app), turn=19, active=3, to_act=(3,), legal_actions=()
         )
         session.feed(wire.Snapshot(match=MATCH, seq=99, seat=1, state=state))
-        await until(pilot, lambda: "Bot 4 kept ♥K2 (+2)." in _log_text(app))
+        await until(pilot, lambda: "Bot 4 kept ♥2 (+2)." in _log_text(app))
         log = [line.plain for line in app.follow.log]
-        assert log.index("You drew ▲O4.") < log.index("Bot 4 kept ♥K2 (+2).")
+        assert log.index("You drew ▲4.") < log.index("Bot 4 kept ♥2 (+2).")
         assert ("replay", (MATCH,), {"join_code": None, "from_seq": 98}) in session.requests
 
 
@@ -374,7 +374,7 @@ async def test_7_the_table_shows_final_points_and_which_secret_cards_came_out() 
         festival = _view(app).festival
         assert festival.mine_revealed == (True, True, False)
         text = screen_text(app)
-        assert "Yours there: ♥K4✓ ●B2✓ ◆P3" in text
+        assert "Your secret cards: ♥4✓ ●2✓ ◆3" in text
         assert " 63 " in text
 
 

@@ -126,7 +126,7 @@ class Screen:
         return inside
 
 
-_CARD = "[◆●♥▲][PBKO][234]"
+_CARD = "[◆●♥▲][234]"
 
 
 def test_tulips_play_shows_the_newest_event_after_every_move(env: dict[str, str]) -> None:

@@ -11,7 +11,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from ..i18n import t
+from ..i18n import t, tn
 
 __all__ = [
     "ChatScreen",
@@ -148,7 +148,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         if code and not _printable(code):
             return t("create.bad_code")
         if bots > seats:
-            return t("create.too_many_bots", seats=seats)
+            return tn("create.too_many_bots", seats, seats=seats)
         if first >= seats:
             return t("create.bad_first", seats=seats)
         return CreateSettings(

@@ -53,7 +53,9 @@ def prompt_text(view: ActionsView) -> Text:
     """The sentence at the top of the panel."""
     mode = view.mode
     if mode == "waiting_room":
-        text = rich("actions.waiting_room", taken=view.seats_taken, seats=view.seats)
+        text = rich(
+            "actions.waiting_room", number=view.seats, taken=view.seats_taken, seats=view.seats
+        )
         text.append("\n")
         if view.missing:
             names = Text(", ".join(view.missing), style="bold")
