@@ -36,7 +36,8 @@ def _name(row: PlayerRow) -> Text:
         name.append(" " + t("players.stand_in"), style="#5fb2ff")
     elif row.kind == "human" and not row.connected:
         name.append(" " + t("players.away"), style="red")
-    if row.acting and row.seconds is not None and not row.you:  # yours: in the action panel
+    # yours is in the action panel; an absent player's, beside the countdown in the notes
+    if row.acting and row.seconds is not None and not row.you and row.connected:
         name.append(f" ⏱{row.seconds}", style="bold")
     return dot + name
 
