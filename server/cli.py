@@ -1,8 +1,9 @@
 """tulips-server (also python -m server): run a Gift of Tulips server for the LAN.
 
-Players connect to ws://HOST:PORT with "tulips connect" or any client that
-speaks PROTOCOL.md; GET /healthz answers a short JSON status. Ctrl-C or
-SIGTERM stops it cleanly.
+Players connect to ws://HOST:PORT (wss:// with --tls) with "tulips connect"
+or any client that speaks PROTOCOL.md; GET /healthz answers a short JSON
+status. On a LAN address the server announces itself, so "tulips connect"
+lists it. Ctrl-C or SIGTERM stops it cleanly.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import platformdirs
 from .app import TulipsServer
 from .config import ServerConfig
 from .storage import StorageError
+from .tls import CERT_FILE, KEY_FILE, TlsError
 
 __all__ = ["Setup", "main", "parse_args", "run"]
 
@@ -135,7 +137,46 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         default=defaults.rate_limit,
         help="messages a second one connection may send",
     )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="the server's name on the LAN and in welcome (default: Gift of Tulips on HOSTNAME)",
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce the server on the LAN (it never is on 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help=f"serve wss:// with a self-signed certificate, made on first run in --data-dir "
+        f"({CERT_FILE}, {KEY_FILE}); its fingerprint is logged for players to compare",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="serve wss:// with this PEM certificate",
+    )
+    parser.add_argument(
+        "--tls-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the unencrypted PEM key of --tls-cert",
+    )
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    tls_self_signed = args.tls and args.tls_cert is None
+    if tls_self_signed:
+        args.tls_cert, args.tls_key = args.data_dir / CERT_FILE, args.data_dir / KEY_FILE
+    if args.name is not None and not (
+        1 <= len(args.name.strip()) <= 40 and args.name.isprintable()
+    ):
+        parser.error(f"--name needs 1 to 40 printable characters, got {args.name!r}")
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -152,6 +193,12 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         stop_timeout=args.stop_timeout,
+        name=args.name.strip() if args.name else defaults.name,
+        announce=not args.no_announce,
+        announce_name=args.name.strip() if args.name else None,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        tls_self_signed=tls_self_signed,
     )
 
 
@@ -195,7 +242,7 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     tune_gc()
     try:
         asyncio.run(run(config, setup))
-    except StorageError as exc:
+    except (StorageError, TlsError) as exc:
         logging.getLogger("server").error("%s", exc)
         return 1
     except OSError as exc:

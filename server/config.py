@@ -46,6 +46,15 @@ class ServerConfig:
     keep_finished: int = 50
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
+    #: announce the server on the LAN (DNS-SD); never done for a loopback ``host``
+    announce: bool = False
+    #: the name it is announced under (None: "Gift of Tulips on <hostname>")
+    announce_name: str | None = None
+    #: serve wss:// with this certificate (PEM, chain after it) and key; None: ws://
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    #: make a self-signed certificate and key at those paths when they are missing
+    tls_self_signed: bool = False
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""
