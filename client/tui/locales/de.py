@@ -253,4 +253,66 @@ MESSAGES: dict[str, str] = {
         "der Terminal-Client braucht Textual, das in dieser Installation fehlt; installieren mit:"
         "\n    pip install 'gift-of-tulips[client]'"
     ),
+    # the LAN: finding servers, trusting certificates
+    "keys.connect": "verbinden",
+    "servers.title": "Server in deinem Netzwerk",
+    "servers.found": "Gefundene Server",
+    "servers.name": "Server",
+    "servers.address": "Adresse",
+    "servers.players": "Spieler",
+    "servers.open": "Offene Partien",
+    "servers.open_count": "{matches}",
+    "servers.seats": "({count} freie Plätze)",
+    "servers.tls": "(verschlüsselt)",
+    "servers.incompatible": "(andere Protokollversion)",
+    "servers.looking": (
+        "Suche Server in deinem Netzwerk… Ein mit tulips-server gestarteter Server erscheint hier."
+    ),
+    "servers.hint": "Enter verbindet mit dem Server unter dem Cursor. Die Liste bleibt aktuell.",
+    "servers.none": "In {seconds} s wurde kein Server im Netzwerk gefunden.",
+    "servers.line": (
+        "{name}  {url}  {players} Spieler, {matches} offene Partien, {seats} freie Plätze"
+    ),
+    "trust.title": "Neuer Server",
+    "trust.first_time": (
+        "Du warst noch nie mit {server} verbunden. Der Fingerabdruck seines Zertifikats ist:"
+    ),
+    "trust.compare": (
+        "Vergleiche ihn mit dem, den der Server beim Start ausgegeben hat (frag den Gastgeber). "
+        "Vertraue ihm nur, wenn beide gleich sind: Dann wird er gespeichert, und du wirst "
+        "gewarnt, falls er sich je ändert."
+    ),
+    "trust.yes": "Vertrauen und verbinden (y)",
+    "trust.no": "Abbrechen (n)",
+    "trust.declined": "nicht verbunden: dem Zertifikat von {server} wurde nicht vertraut",
+    "trust.mismatch": (
+        "nicht verbunden: das Zertifikat von {server} ist {actual}, nicht das erwartete {expected}"
+    ),
+    "trust.changed": (
+        "DAS ZERTIFIKAT VON {server} HAT SICH GEÄNDERT!\n"
+        "  gespeichert: {expected}\n"
+        "  jetzt:       {actual}\n"
+        "Jemand könnte sich als dieser Server ausgeben, oder sein Gastgeber hat ein neues "
+        "Zertifikat erstellt. Wenn du sicher bist, dass die Änderung stimmt, lösche Zeile "
+        "{line} in {path} (die Zeile, die mit {server} beginnt), oder führe aus:\n"
+        "    tulips forget {server}"
+    ),
+    "error.browse": "kann keine Server im Netzwerk suchen: {reason}",
+    "forget.done": "Zertifikat von {server} vergessen (in {path})",
+    "forget.unknown": "in {path} ist kein Zertifikat von {server} gespeichert",
+    "cli.help.servers": "die Server im Netzwerk auflisten, für Skripte",
+    "cli.help.forget": "das gespeicherte Zertifikat eines Servers vergessen",
+    "cli.help.server": "der Server, z. B. 192.168.1.20:8765",
+    "cli.help.interface": (
+        "Server nur an dieser Netzwerkschnittstelle suchen (Name oder Adresse; wiederholbar)"
+    ),
+    "cli.help.fingerprint": (
+        "der Zertifikat-Fingerabdruck, den ein wss://-Server haben muss (aus seinem Startprotokoll)"
+    ),
+    "cli.help.timeout": "Sekunden, die nach Servern gesucht wird (Standard 3)",
+    "cli.help.count": "aufhören, sobald so viele Server gefunden sind",
+    "cli.help.json": "JSON ausgeben: eine Liste mit einem Objekt pro Server",
+    "cli.bad_fingerprint": "kein Fingerabdruck: {text!r} (erwartet: SHA256: und 32 Hex-Paare)",
+    "cli.bad_timeout": "die Wartezeit ist eine Zahl von Sekunden, größer als 0 und höchstens 3600",
+    "cli.bad_count": "die Anzahl ist eine ganze Zahl, mindestens 1",
 }

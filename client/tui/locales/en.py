@@ -262,4 +262,63 @@ MESSAGES: dict[str, str] = {
         "the terminal client needs Textual, which this installation lacks; install it with:"
         "\n    pip install 'gift-of-tulips[client]'"
     ),
+    # the LAN: finding servers, trusting certificates
+    "keys.connect": "connect",
+    "servers.title": "Servers on your network",
+    "servers.found": "Servers found",
+    "servers.name": "Server",
+    "servers.address": "Address",
+    "servers.players": "Players",
+    "servers.open": "Open matches",
+    "servers.open_count": "{matches}",
+    "servers.seats": "({count} free seats)",
+    "servers.tls": "(encrypted)",
+    "servers.incompatible": "(another protocol version)",
+    "servers.looking": (
+        "Looking for servers on your network… A server started with tulips-server shows up here."
+    ),
+    "servers.hint": "Enter connects to the server under the cursor. The list stays up to date.",
+    "servers.none": "No server found on the network in {seconds} s.",
+    "servers.line": "{name}  {url}  {players} players, {matches} open matches, {seats} free seats",
+    "trust.title": "New server",
+    "trust.first_time": (
+        "You have not connected to {server} before. Its certificate's fingerprint is:"
+    ),
+    "trust.compare": (
+        "Compare it with the one the server printed when it started (ask its host). "
+        "Trust it only if they are the same: it is then remembered, and you are warned "
+        "if it ever changes."
+    ),
+    "trust.yes": "Trust and connect (y)",
+    "trust.no": "Cancel (n)",
+    "trust.declined": "did not connect: the certificate of {server} was not trusted",
+    "trust.mismatch": (
+        "did not connect: the certificate of {server} is {actual}, not the expected {expected}"
+    ),
+    "trust.changed": (
+        "THE CERTIFICATE OF {server} HAS CHANGED!\n"
+        "  remembered: {expected}\n"
+        "  now:        {actual}\n"
+        "Someone may be posing as that server, or its host made a new certificate. "
+        "If you are sure the change is right, delete line {line} of {path} "
+        "(the line starting with {server}), or run:\n    tulips forget {server}"
+    ),
+    "error.browse": "cannot look for servers on the network: {reason}",
+    "forget.done": "forgot the certificate of {server} (in {path})",
+    "forget.unknown": "no certificate of {server} is remembered in {path}",
+    "cli.help.servers": "list the servers on the network, for scripts",
+    "cli.help.forget": "forget a server's remembered certificate",
+    "cli.help.server": "the server, e.g. 192.168.1.20:8765",
+    "cli.help.interface": (
+        "look for servers on this network interface only (name or address; repeatable)"
+    ),
+    "cli.help.fingerprint": (
+        "the certificate fingerprint a wss:// server must have (from its start-up log)"
+    ),
+    "cli.help.timeout": "seconds to look for servers (default 3)",
+    "cli.help.count": "stop as soon as this many servers are found",
+    "cli.help.json": "print JSON: a list with one object per server",
+    "cli.bad_fingerprint": "not a fingerprint: {text!r} (expected SHA256: and 32 hex pairs)",
+    "cli.bad_timeout": "the timeout is a number of seconds, more than 0 and at most 3600",
+    "cli.bad_count": "the count is a whole number, at least 1",
 }

@@ -251,4 +251,64 @@ MESSAGES: dict[str, str] = {
         "el cliente de terminal necesita Textual, que falta en esta instalación; instálalo con:"
         "\n    pip install 'gift-of-tulips[client]'"
     ),
+    # the LAN: finding servers, trusting certificates
+    "keys.connect": "conectar",
+    "servers.title": "Servidores en tu red",
+    "servers.found": "Servidores encontrados",
+    "servers.name": "Servidor",
+    "servers.address": "Dirección",
+    "servers.players": "Jugadores",
+    "servers.open": "Partidas abiertas",
+    "servers.open_count": "{matches}",
+    "servers.seats": "({count} asientos libres)",
+    "servers.tls": "(cifrado)",
+    "servers.incompatible": "(otra versión del protocolo)",
+    "servers.looking": (
+        "Buscando servidores en tu red… Un servidor iniciado con tulips-server aparece aquí."
+    ),
+    "servers.hint": "Enter conecta con el servidor bajo el cursor. La lista se mantiene al día.",
+    "servers.none": "No se encontró ningún servidor en la red en {seconds} s.",
+    "servers.line": (
+        "{name}  {url}  {players} jugadores, {matches} partidas abiertas, {seats} asientos libres"
+    ),
+    "trust.title": "Servidor nuevo",
+    "trust.first_time": "Nunca te has conectado a {server}. La huella de su certificado es:",
+    "trust.compare": (
+        "Compárala con la que el servidor mostró al arrancar (pregunta a quien lo aloja). "
+        "Confía solo si son iguales: entonces se recuerda, y se te avisará si alguna vez cambia."
+    ),
+    "trust.yes": "Confiar y conectar (y)",
+    "trust.no": "Cancelar (n)",
+    "trust.declined": "no se conectó: no se confió en el certificado de {server}",
+    "trust.mismatch": (
+        "no se conectó: el certificado de {server} es {actual}, no el esperado {expected}"
+    ),
+    "trust.changed": (
+        "¡EL CERTIFICADO DE {server} HA CAMBIADO!\n"
+        "  recordado: {expected}\n"
+        "  ahora:     {actual}\n"
+        "Alguien podría hacerse pasar por ese servidor, o quien lo aloja creó un certificado "
+        "nuevo. Si estás seguro de que el cambio es correcto, borra la línea {line} de {path} "
+        "(la que empieza por {server}), o ejecuta:\n    tulips forget {server}"
+    ),
+    "error.browse": "no se pueden buscar servidores en la red: {reason}",
+    "forget.done": "se olvidó el certificado de {server} (en {path})",
+    "forget.unknown": "no hay ningún certificado de {server} recordado en {path}",
+    "cli.help.servers": "listar los servidores de la red, para scripts",
+    "cli.help.forget": "olvidar el certificado recordado de un servidor",
+    "cli.help.server": "el servidor, p. ej. 192.168.1.20:8765",
+    "cli.help.interface": (
+        "buscar servidores solo en esta interfaz de red (nombre o dirección; repetible)"
+    ),
+    "cli.help.fingerprint": (
+        "la huella del certificado que debe tener un servidor wss:// (de su registro de arranque)"
+    ),
+    "cli.help.timeout": "segundos buscando servidores (por defecto 3)",
+    "cli.help.count": "parar en cuanto se encuentren tantos servidores",
+    "cli.help.json": "imprimir JSON: una lista con un objeto por servidor",
+    "cli.bad_fingerprint": (
+        "no es una huella: {text!r} (se espera SHA256: y 32 pares hexadecimales)"
+    ),
+    "cli.bad_timeout": "el tiempo es un número de segundos, mayor que 0 y como mucho 3600",
+    "cli.bad_count": "la cantidad es un número entero, al menos 1",
 }
