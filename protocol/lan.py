@@ -38,7 +38,7 @@ TXT_VERSION = 1
 MAX_COUNT = 1_000_000
 
 _HEX_PAIRS = re.compile(r"[0-9A-F]{64}")
-_PREFIX = re.compile(r"^\s*(sha-?256\s*[:=]\s*)?", re.IGNORECASE)
+_PREFIX = re.compile(r"^\s*(sha-?256(\s+fingerprint)?\s*[:=]\s*)?", re.IGNORECASE)
 
 
 def fingerprint(der: bytes) -> str:

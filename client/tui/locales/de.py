@@ -260,15 +260,16 @@ MESSAGES: dict[str, str] = {
     "servers.name": "Server",
     "servers.address": "Adresse",
     "servers.players": "Spieler",
-    "servers.open": "Offene Partien",
-    "servers.open_count": "{matches}",
-    "servers.seats": "({count} freie Plätze)",
-    "servers.tls": "(verschlüsselt)",
+    "servers.open": "Offen",
+    "servers.free": "Plätze",
     "servers.incompatible": "(andere Protokollversion)",
     "servers.looking": (
         "Suche Server in deinem Netzwerk… Ein mit tulips-server gestarteter Server erscheint hier."
     ),
-    "servers.hint": "Enter verbindet mit dem Server unter dem Cursor. Die Liste bleibt aktuell.",
+    "servers.hint": (
+        "Offen: Partien, die auf Spieler warten; Plätze: freie Plätze darin; wss://: "
+        "verschlüsselt. Die Liste bleibt aktuell."
+    ),
     "servers.none": "In {seconds} s wurde kein Server im Netzwerk gefunden.",
     "servers.line": (
         "{name}  {url}  {players} Spieler, {matches} offene Partien, {seats} freie Plätze"

@@ -269,15 +269,16 @@ MESSAGES: dict[str, str] = {
     "servers.name": "Server",
     "servers.address": "Address",
     "servers.players": "Players",
-    "servers.open": "Open matches",
-    "servers.open_count": "{matches}",
-    "servers.seats": "({count} free seats)",
-    "servers.tls": "(encrypted)",
+    "servers.open": "Open",
+    "servers.free": "Seats",
     "servers.incompatible": "(another protocol version)",
     "servers.looking": (
         "Looking for servers on your network… A server started with tulips-server shows up here."
     ),
-    "servers.hint": "Enter connects to the server under the cursor. The list stays up to date.",
+    "servers.hint": (
+        "Open: matches waiting for players; Seats: free seats in them; wss://: encrypted."
+        " The list stays up to date."
+    ),
     "servers.none": "No server found on the network in {seconds} s.",
     "servers.line": "{name}  {url}  {players} players, {matches} open matches, {seats} free seats",
     "trust.title": "New server",

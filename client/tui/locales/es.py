@@ -258,15 +258,16 @@ MESSAGES: dict[str, str] = {
     "servers.name": "Servidor",
     "servers.address": "Dirección",
     "servers.players": "Jugadores",
-    "servers.open": "Partidas abiertas",
-    "servers.open_count": "{matches}",
-    "servers.seats": "({count} asientos libres)",
-    "servers.tls": "(cifrado)",
+    "servers.open": "Abiertas",
+    "servers.free": "Asientos",
     "servers.incompatible": "(otra versión del protocolo)",
     "servers.looking": (
         "Buscando servidores en tu red… Un servidor iniciado con tulips-server aparece aquí."
     ),
-    "servers.hint": "Enter conecta con el servidor bajo el cursor. La lista se mantiene al día.",
+    "servers.hint": (
+        "Abiertas: partidas que esperan jugadores; Asientos: asientos libres en ellas; "
+        "wss://: cifrado. La lista se mantiene al día."
+    ),
     "servers.none": "No se encontró ningún servidor en la red en {seconds} s.",
     "servers.line": (
         "{name}  {url}  {players} jugadores, {matches} partidas abiertas, {seats} asientos libres"

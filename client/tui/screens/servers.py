@@ -21,21 +21,23 @@ from ..widgets.bars import KeyBar
 
 __all__ = ["ServerListScreen"]
 
-_COLUMNS = ("servers.name", "servers.address", "servers.players", "servers.open")
+_COLUMNS = (
+    "servers.name",
+    "servers.address",
+    "servers.players",
+    "servers.open",
+    "servers.free",
+)
 
 
 def _cells(server: ServerInfo) -> tuple[Text, ...]:
     name = Text(server.name)
-    if server.tls:
-        name.append(" " + t("servers.tls"), style="green")
     if not server.compatible:
         name.append(" " + t("servers.incompatible"), style="red")
-    address = Text(server.url.split("://", 1)[1], style="dim")
-    players = Text(str(server.players))
-    open_matches = Text(t("servers.open_count", matches=server.open_matches))
-    if server.open_seats:
-        open_matches.append(" " + t("servers.seats", count=server.open_seats), style="green")
-    return (name, address, players, open_matches)
+    # The URL as `tulips connect` takes it: wss:// is encrypted (the key bar says so).
+    address = Text(server.url, style="green" if server.tls else "")
+    seats = Text(str(server.open_seats), style="green" if server.open_seats else "dim")
+    return (name, address, Text(str(server.players)), Text(str(server.open_matches)), seats)
 
 
 class ServerListScreen(Screen[ServerInfo | None]):

@@ -36,7 +36,9 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="trust", classes="dialog"):
             yield Static(rich("trust.first_time", server=Text(self.server, style="bold")))
-            yield Static(Text(self.fingerprint, style="bold cyan"), id="trust-fingerprint")
+            yield Static(
+                Text(_two_lines(self.fingerprint), style="bold cyan"), id="trust-fingerprint"
+            )
             yield Static(t("trust.compare"), id="trust-compare")
             with Horizontal(classes="buttons"):
                 yield Button(t("trust.yes"), id="trust-yes", variant="warning", compact=True)
@@ -52,3 +54,11 @@ class TrustScreen(ModalScreen[bool]):
     def action_answer(self, trusted: bool) -> None:
         """Trust the certificate, or not."""
         self.dismiss(trusted)
+
+
+def _two_lines(fingerprint: str) -> str:
+    """``SHA256:`` and 16 pairs, then the other 16 under them: easy to compare, and
+    never broken at a place the dialog's width picks."""
+    prefix, _, pairs = fingerprint.partition(":")
+    first, second = pairs[:47], pairs[48:]
+    return f"{prefix}:{first}\n{' ' * (len(prefix) + 1)}{second}"
