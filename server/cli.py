@@ -140,7 +140,8 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     parser.add_argument(
         "--name",
         default=None,
-        help="the server's name on the LAN and in welcome (default: Gift of Tulips on HOSTNAME)",
+        help="the server's name on the LAN (default: Gift of Tulips on HOSTNAME), "
+        "also sent to clients in welcome",
     )
     parser.add_argument(
         "--no-announce",

@@ -22,12 +22,15 @@ from cryptography.hazmat.primitives.asymmetric import ec
 import protocol as wire
 from client.sdk import CertificateRefused, ConnectError, Session
 from client.trust import KnownServers
+from protocol.lan import fingerprint
 from server import tls
 from server.app import TulipsServer
 from server.config import ServerConfig
 from tests.server.helpers import serve
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The fingerprint of some other certificate.
+FP_OTHER = fingerprint(b"another certificate")
 
 
 @contextlib.asynccontextmanager
@@ -157,7 +160,6 @@ def _https_get(url: str, pin: str) -> bytes:
     import urllib.request
 
     from client.trust import pinning_context
-    from protocol.lan import fingerprint
 
     parts = urlsplit(url)
     with (
@@ -173,20 +175,13 @@ def _https_get(url: str, pin: str) -> bytes:
 async def test_another_pinned_fingerprint_is_refused_before_hello(tmp_path: Path) -> None:
     """A pin that does not match: CertificateRefused, and the server saw no hello."""
     async with tls_server(tmp_path) as (server, url):
-        wrong = wire_fingerprint(b"another certificate")
+        wrong = FP_OTHER
         with pytest.raises(CertificateRefused) as refused:
             await Session(url, "Ada", fingerprint=wrong, reconnect=False).open()
         assert refused.value.code == "fingerprint_mismatch"
         assert wrong in str(refused.value) and _fingerprint(server) in str(refused.value)
         await asyncio.sleep(0.1)
         assert len(server.lobby.players) == 0
-
-
-def wire_fingerprint(data: bytes) -> str:
-    """A fingerprint of some other bytes."""
-    from protocol.lan import fingerprint
-
-    return fingerprint(data)
 
 
 async def test_trust_on_first_use_is_remembered_and_a_changed_certificate_refused(
@@ -266,3 +261,19 @@ async def test_wss_without_a_pin_needs_a_certificate_authority(tmp_path: Path) -
     async with tls_server(tmp_path) as (_, url):
         with pytest.raises(ConnectError, match="pin it with its fingerprint"):
             await Session(url, "Ada", reconnect=False).open()
+
+
+async def test_the_tls_example_client_pins_and_plays(tmp_path: Path) -> None:
+    """examples/tls_client.py (websockets and msgpack only) plays a match with the
+    right fingerprint and refuses, before hello, with another."""
+    async with tls_server(tmp_path) as (server, url):
+        for pin, code, said in ((_fingerprint(server), 0, "winners:"), (FP_OTHER, 1, "refusing")):
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "examples/tls_client.py", url, pin, "Tess",
+                cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            async with asyncio.timeout(60):
+                out, err = await process.communicate()
+            assert process.returncode == code, err.decode()
+            assert said in (out + err).decode()
+        assert len(server.lobby.players) == 1  # the refused run never said hello

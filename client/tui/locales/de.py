@@ -244,7 +244,10 @@ MESSAGES: dict[str, str] = {
     "cli.help.strength": "wie gut die Bots spielen (Vorgabe mittel)",
     "cli.help.name": "dein Name am Tisch",
     "cli.help.lang": "Sprache: en, de oder es (Vorgabe: aus der Locale)",
-    "cli.help.url": "der Server, z. B. ws://192.168.1.20:8765",
+    "cli.help.url": (
+        "der Server, z. B. ws://192.168.1.20:8765 oder wss://…; wegla"
+        "ssen, um einen der Server im Netzwerk auszuwählen"
+    ),
     "cli.bad_url": "keine Serveradresse: {url!r} (versuch ws://HOST:PORT)",
     "cli.bad_name": "ein Name braucht 1 bis 40 druckbare Zeichen",
     "cli.bad_players": "Spieler: eine Zahl von 2 bis 6",

@@ -253,7 +253,10 @@ MESSAGES: dict[str, str] = {
     "cli.help.strength": "how well the bots play (default medium)",
     "cli.help.name": "your name at the table",
     "cli.help.lang": "language: en, de or es (default: from the locale)",
-    "cli.help.url": "the server, e.g. ws://192.168.1.20:8765",
+    "cli.help.url": (
+        "the server, e.g. ws://192.168.1.20:8765 or wss://…; leave it"
+        " out to pick one from the servers on the network"
+    ),
     "cli.bad_url": "not a server address: {url!r} (try ws://HOST:PORT)",
     "cli.bad_name": "a name needs 1 to 40 printable characters",
     "cli.bad_players": "players must be a number from 2 to 6",

@@ -242,7 +242,10 @@ MESSAGES: dict[str, str] = {
     "cli.help.strength": "lo bien que juegan los bots (por defecto media)",
     "cli.help.name": "tu nombre en la mesa",
     "cli.help.lang": "idioma: en, de o es (por defecto: el del sistema)",
-    "cli.help.url": "el servidor, p. ej. ws://192.168.1.20:8765",
+    "cli.help.url": (
+        "el servidor, p. ej. ws://192.168.1.20:8765 o wss://…; omítel"
+        "o para elegir uno de los servidores de la red"
+    ),
     "cli.bad_url": "no es una dirección de servidor: {url!r} (prueba ws://HOST:PUERTO)",
     "cli.bad_name": "un nombre necesita de 1 a 40 caracteres imprimibles",
     "cli.bad_players": "jugadores: un número de 2 a 6",
