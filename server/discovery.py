@@ -154,7 +154,11 @@ class Announcer:
         ip_version = (
             IPVersion.All if versions == {4, 6} else IPVersion.V6Only if 6 in versions else None
         )
-        self._zeroconf = AsyncZeroconf(interfaces=list(self.addresses), ip_version=ip_version)
+        try:
+            self._zeroconf = AsyncZeroconf(interfaces=list(self.addresses), ip_version=ip_version)
+        except Exception:  # e.g. no multicast on these interfaces: serve on, unannounced
+            log.exception("cannot announce on the LAN (%s)", ", ".join(self.addresses))
+            return
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:

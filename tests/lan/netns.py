@@ -62,7 +62,10 @@ def environment(**extra: str) -> dict[str, str]:
 
 
 def _ip(*args: str) -> None:
-    result = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20)
+    try:
+        result = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20)
+    except FileNotFoundError:
+        raise NoNamespaces("the ip command (iproute2) is not installed") from None
     if result.returncode != 0:
         raise NoNamespaces(f"ip {' '.join(args)}: {result.stderr.strip() or result.returncode}")
 

@@ -95,6 +95,15 @@ def servers(lan: Lan, *args: str, timeout: float = 30.0) -> subprocess.Completed
     )
 
 
+#: Browse for 3 s with the SDK, logging at debug level what it leaves out.
+LOGGED_BROWSE = """
+import asyncio, logging
+logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
+from client.discovery import browse
+print([s.name for s in asyncio.run(browse(3))])
+"""
+
+
 def announce_garbage(lan: Lan) -> subprocess.Popen[str]:
     """Another device's broken announcements of our service type, in the server's namespace."""
     code = f"""
@@ -112,10 +121,12 @@ BAD = [
 
 async def main():
     zc = AsyncZeroconf(interfaces=["{lan.server_address}"])
+    probing = []
     for i, txt in enumerate(BAD):
         info = ServiceInfo(TYPE, f"Broken {{i}}.{{TYPE}}", port=9000 + i, properties=txt,
                            server="broken.local.", parsed_addresses=["{lan.server_address}"])
-        await (await zc.async_register_service(info))
+        probing.append(await zc.async_register_service(info))
+    await asyncio.gather(*probing)
     print("registered", flush=True)
     await asyncio.sleep(60)
 
@@ -142,7 +153,18 @@ def test_tulips_servers_lists_a_tls_server_with_its_fingerprint_and_skips_garbag
         assert garbage.stdout is not None and garbage.stdout.readline() == "registered\n"
         printed = server.wait_for(FINGERPRINT).group(1)
         server.wait_for(re.compile("announced on the LAN"))
-        result = servers(lan, "--json", "--timeout", "5")
+        watched = subprocess.Popen(  # the SDK beside it, logging what it leaves out
+            lan.command(lan.client_ns, python("-c", LOGGED_BROWSE)),
+            env=environment(),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        result = servers(lan, "--json", "--timeout", "3")
+        _, log = watched.communicate(timeout=30)
+        for i, key in enumerate(("txtvers", "v", "tls", "fingerprint")):
+            assert re.search(rf"ignoring an announcement: 'Broken {i}\..*{key}", log), log
         assert result.returncode == 0, result.stderr
         found = json.loads(result.stdout)
         assert [s["name"] for s in found] == ["Friday table"], found
