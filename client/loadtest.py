@@ -9,6 +9,13 @@ answering its prompts with a random legal action after --think seconds
     tulips-loadtest ws://127.0.0.1:8765 --matches 50 --think 0 --duration 20
     tulips-loadtest --spawn-server --matches 500 --think 1 --duration 60
 
+Two soaks start a server of their own and judge it (exit code 1 on a missed
+target); each has flags of its own, which "tulips-loadtest --hostile 1 --help"
+and "tulips-loadtest --crash-soak 1 --help" list:
+
+    tulips-loadtest --hostile 1000000   # hostile frames beside normal matches
+    tulips-loadtest --crash-soak 100    # SIGKILL and restart; no acknowledged action lost
+
 Only loopback or LAN addresses you run yourself are fair targets.
 """
 
@@ -18,7 +25,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import json
 import random
 import resource
 import socket
@@ -28,10 +34,10 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 import protocol as wire
 
+from .localserver import fetch_health
 from .sdk import ConnectError, ConnectionLost, RequestError, Session
 
 __all__ = ["LoadReport", "main", "run_load"]
@@ -83,22 +89,6 @@ class LoadReport:
                 f" {per / 1024:.1f} KiB per connected player"
             )
         return out
-
-
-async def fetch_health(url: str) -> dict[str, object] | None:
-    """The server's ``/healthz`` JSON, or None if it cannot be read."""
-    parts = urlsplit(url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 5)
-        writer.write(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        data = await asyncio.wait_for(reader.read(), 5)
-        writer.close()
-        body = data.split(b"\r\n\r\n", 1)[1]
-        result = json.loads(body)
-        return result if isinstance(result, dict) else None
-    except (OSError, TimeoutError, IndexError, ValueError):
-        return None
 
 
 class _Seat:
@@ -291,7 +281,17 @@ async def _wait_until_up(url: str, timeout: float = 15.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``tulips-loadtest``."""
+    """Entry point of ``tulips-loadtest`` (``--hostile`` and ``--crash-soak`` are soaks of
+    their own, with their own flags: see ``--hostile 1 --help``)."""
+    args_seen = sys.argv[1:] if argv is None else argv
+    if any(a == "--hostile" or a.startswith("--hostile=") for a in args_seen):
+        from . import hostile
+
+        return hostile.main(args_seen)
+    if any(a == "--crash-soak" or a.startswith("--crash-soak=") for a in args_seen):
+        from . import crashsoak
+
+        return crashsoak.main(args_seen)
     parser = argparse.ArgumentParser(
         prog="tulips-loadtest",
         description=__doc__,

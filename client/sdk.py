@@ -407,6 +407,10 @@ class Session:
             answer = await asyncio.wait_for(future, self.request_timeout)
         finally:
             self._pending.pop(request_id, None)
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                future.exception()  # seen: if sending failed, that is the error raised
         if isinstance(answer, wire.Error):
             raise RequestError(answer)
         return answer
@@ -488,6 +492,17 @@ class Session:
     async def chat(self, text: str) -> None:
         """Say something to the match."""
         await self.request(wire.Chat, text=text)
+
+    async def replay(
+        self, match: str, *, join_code: str | None = None, from_seq: int = 1
+    ) -> wire.ReplayPage:
+        """One page of a match's record, from event ``from_seq`` on; ask again
+        from ``page.next_seq`` while it is set."""
+        answer = await self.request(
+            wire.Replay, match=match, join_code=join_code, from_seq=from_seq
+        )
+        assert isinstance(answer, wire.ReplayPage)
+        return answer
 
 
 #: Close codes after which coming back would be refused again (or, for

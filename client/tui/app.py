@@ -26,7 +26,7 @@ import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -51,6 +51,9 @@ from .screens.table import TableScreen
 from .screens.trust import TrustScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
+
+if TYPE_CHECKING:  # the replay viewer is imported when first opened
+    from .screens.replay import Scheduler
 
 __all__ = ["Plan", "QuickMatch", "ServerStarter", "TulipsApp"]
 
@@ -141,6 +144,10 @@ class TulipsApp(App[int]):
         )
         self._pacing = False
         self._autostarted: set[str] = set()
+        #: join codes typed for matches, offered again to their replay
+        self._join_codes: dict[str, str] = {}
+        #: runs the replay viewer's playing (None: Textual's timers; tests drive their own)
+        self.replay_scheduler: Scheduler | None = None
         self.connecting: ConnectingScreen
         self.lobby_screen: LobbyScreen
         self.table_screen: TableScreen
@@ -556,12 +563,23 @@ class TulipsApp(App[int]):
         summary = self.lobby.matches.get(event.match)
         if summary is None:
             return
+        if event.how == "replay":
+            if summary.status != "finished":
+                self.notify(t("replay.not_finished"), severity="warning")
+            else:
+                self.open_replay(event.match, summary)
+            return
 
         def go(code: str | None) -> None:
-            if event.how == "join":
-                self.request(lambda s: s.join(event.match, join_code=code))
-            else:
-                self.request(lambda s: s.watch(event.match, join_code=code))
+            async def enter(session: SessionLike) -> None:
+                if event.how == "join":
+                    await session.join(event.match, join_code=code)
+                else:
+                    await session.watch(event.match, join_code=code)
+                if code:  # it worked: the match's replay will need it too
+                    self._join_codes[event.match] = code
+
+            self.request(enter)
 
         if summary.has_join_code:
             self.push_screen(JoinCodeScreen(), lambda code: go(code) if code else None)
@@ -571,6 +589,36 @@ class TulipsApp(App[int]):
     def action_play_again(self) -> None:
         """A rematch of the finished match."""
         self.request(lambda s: s.play_again())
+
+    def open_replay(
+        self,
+        match: str,
+        summary: wire.MatchSummary | None = None,
+        points: wire.Points | None = None,
+    ) -> None:
+        """Open the replay viewer over the current screen (it asks for the join
+        code itself if the server wants one we do not have)."""
+        from .screens.replay import ReplayScreen  # not needed for the first screen
+
+        if self.session is None:
+            return
+        self.push_screen(
+            ReplayScreen(
+                self.session,
+                match,
+                summary=summary,
+                points=points,
+                join_code=self._join_codes.get(match),
+                scheduler=self.replay_scheduler,
+            )
+        )
+
+    def action_replay_match(self) -> None:
+        """Replay the match just finished, its festival legend from our own state."""
+        follow = self.follow
+        if follow.match_id is not None:
+            points = follow.state.points if follow.state is not None else None
+            self.open_replay(follow.match_id, follow.summary, points)
 
     def action_show_scores(self) -> None:
         """Back to the final scores from the table."""

@@ -2,6 +2,7 @@
 
     tulips play [--players 4] [--strength medium] [--name Ana] [--lang de]
     tulips connect [ws://HOST:PORT | wss://HOST:PORT] [--fingerprint SHA256:…] [--name Ana]
+                   [--lang es] [--identity-file PATH]
     tulips servers [--timeout 3] [--json] [--interface eth0]
     tulips forget HOST:PORT
 
@@ -24,6 +25,7 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from protocol.lan import parse_fingerprint
@@ -144,6 +146,9 @@ def _parser() -> argparse.ArgumentParser:
     connect.add_argument(
         "--fingerprint", type=_fingerprint, metavar="SHA256:…", help=t("cli.help.fingerprint")
     )
+    connect.add_argument(
+        "--identity-file", type=Path, default=None, metavar="PATH", help=t("cli.help.identity_file")
+    )
     servers = commands.add_parser("servers", parents=[common, lan], help=t("cli.help.servers"))
     servers.add_argument("--timeout", type=_timeout, default=3.0, help=t("cli.help.timeout"))
     servers.add_argument("--count", type=_count, default=None, help=t("cli.help.count"))
@@ -252,9 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tulips: {why}", file=sys.stderr)
             return 1
         plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint)
-    app = TulipsApp(
-        plan, identity=IdentityStore(), known_servers=KnownServers(), handle_signals=True
-    )
+    identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
+    app = TulipsApp(plan, identity=identity, known_servers=KnownServers(), handle_signals=True)
     try:
         app.run()
     finally:

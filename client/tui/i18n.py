@@ -1,10 +1,15 @@
-"""The translation catalogue: every string a player reads comes from here.
+"""The translations: every string a player reads comes from here.
 
-Messages live in :mod:`client.tui.locales` — one dict per language, keyed by
-message id, with ``str.format`` fields (``"{name} kept {card}"``). Invariants:
+Messages live in gettext catalogues under :mod:`client.tui.locales`
+(``<lang>/LC_MESSAGES/tulips.mo``, compiled from ``tulips.po``), read with the
+standard library's :mod:`gettext`. A message id is a stable key
+(``"log.kept"``); its text has ``str.format`` fields (``"{who} kept {card}"``).
+English is the source language and every other one falls back to it, message
+by message. Invariants:
 
-- Every language has exactly the same keys, and each message the same
-  ``{fields}`` as its English original (``tests/client/test_i18n.py``).
+- Every language translates exactly English's ids, each with the same
+  ``{fields}`` as the English text, and its ``.mo`` is compiled from its
+  current ``.po`` (``tests/client/test_i18n.py``).
 - :func:`t` returns plain text; :func:`rich` returns a :class:`rich.text.Text`
   whose fields may themselves be styled ``Text`` (a card, a player's name), so
   no name a player types is ever read as markup.
@@ -15,17 +20,17 @@ message id, with ``str.format`` fields (``"{name} kept {card}"``). Invariants:
 
 from __future__ import annotations
 
+import gettext
 import string
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .locales import de, en, es
+from .locales import DOMAIN, LOCALEDIR, SOURCE, languages
 
 if TYPE_CHECKING:  # Rich comes with Textual: only the app needs it, not ``tulips --help``
     from rich.text import Text
 
 __all__ = [
-    "CATALOGUE",
     "LANGUAGES",
     "detect_language",
     "language",
@@ -34,10 +39,8 @@ __all__ = [
     "t",
 ]
 
-#: The languages a player can pick, by ISO 639-1 code.
-LANGUAGES: tuple[str, ...] = ("en", "de", "es")
-#: Every language's messages, keyed by message id.
-CATALOGUE: dict[str, dict[str, str]] = {"en": en.MESSAGES, "de": de.MESSAGES, "es": es.MESSAGES}
+#: The languages a player can pick, by ISO 639-1 code: those with a catalogue.
+LANGUAGES: tuple[str, ...] = languages()
 
 _PSEUDO_MAP = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -46,16 +49,33 @@ _PSEUDO_MAP = str.maketrans(
 _FORMATTER = string.Formatter()
 
 
-class _Current:
-    """The language in use (one per process: a terminal shows one player's screen)."""
+def _load(lang: str) -> gettext.GNUTranslations:
+    """``lang``'s catalogue, falling back to English for what it lacks."""
+    translation = gettext.translation(DOMAIN, LOCALEDIR, languages=[lang])
+    if lang != SOURCE:
+        translation.add_fallback(gettext.translation(DOMAIN, LOCALEDIR, languages=[SOURCE]))
+    assert isinstance(translation, gettext.GNUTranslations)
+    return translation
 
-    lang = "en"
+
+class _Current:
+    """The language in use (one per process: a terminal shows one player's screen).
+    Its catalogue is read on first use, so ``tulips --help`` in English reads one file."""
+
+    lang = SOURCE
     pseudo = False
+    loaded: dict[str, gettext.GNUTranslations] = {}
+
+    @classmethod
+    def translation(cls) -> gettext.GNUTranslations:
+        if cls.lang not in cls.loaded:
+            cls.loaded[cls.lang] = _load(cls.lang)
+        return cls.loaded[cls.lang]
 
 
 def set_language(lang: str, *, pseudo: bool = False) -> None:
     """Use ``lang`` from now on; ``pseudo`` (tests) marks every translated letter."""
-    if lang not in CATALOGUE:
+    if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; known: {', '.join(LANGUAGES)}")
     _Current.lang = lang
     _Current.pseudo = pseudo
@@ -73,15 +93,13 @@ def detect_language(environ: Mapping[str, str]) -> str:
         value = environ.get(variable, "")
         if value:
             code = value.split(".")[0].split("_")[0].split("-")[0].lower()
-            return code if code in CATALOGUE else "en"
-    return "en"
+            return code if code in LANGUAGES else SOURCE
+    return SOURCE
 
 
 def _template(key: str) -> str:
-    messages = CATALOGUE[_Current.lang]
-    template = messages.get(key)
-    if template is None:  # a missing key is a bug the tests catch; show the id, not a crash
-        template = CATALOGUE["en"].get(key, key)
+    # An id no catalogue has is a bug the tests catch: gettext shows the id, not a crash.
+    template = _Current.translation().gettext(key)
     if _Current.pseudo:
         template = "".join(
             literal.translate(_PSEUDO_MAP).replace("{", "{{").replace("}", "}}")

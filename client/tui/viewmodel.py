@@ -93,6 +93,8 @@ class FestivalView:
     my_secret: tuple[wire.Card, ...]
     revealed: tuple[wire.Card, ...]
     spectator: bool
+    #: show what each rank's festival card gives (False: a replay whose points are unknown)
+    legend: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,13 @@ class ScriptedSession:
     async def chat(self, text: str) -> None:
         await self._request("chat", text)
 
+    async def replay(
+        self, match: str, *, join_code: str | None = None, from_seq: int = 1
+    ) -> wire.ReplayPage:
+        return await self._request(  # type: ignore[no-any-return]
+            "replay", match, join_code=join_code, from_seq=from_seq
+        )
+
 
 def factory(session: ScriptedSession) -> Callable[[str, str, str | None], ScriptedSession]:
     """A session factory that always hands out ``session``."""
@@ -359,3 +366,164 @@ def waiting_room() -> list[object]:
         wire.Joined(match=MATCH, seat=0, host=True),
         wire.MatchUpdate(match=summary("open", seats=seats, name="Ada vs bots")),
     ]
+
+
+# -- a whole short match, for the replay viewer --------------------------------------------
+
+REPLAYED = "r6Tq1"
+
+
+def _turn(seat: int, turn: int, deck: int, *placed: wire.GameEvent) -> list[wire.GameEvent]:
+    """A turn as a spectator sees it: two hidden draws, each placed."""
+    first, second = placed
+    return [
+        wire.TurnStarted(seat=seat, turn=turn),
+        wire.CardDrawn(seat=seat, card=None, deck_count=deck),
+        first,
+        wire.CardDrawn(seat=seat, card=None, deck_count=deck - 1),
+        second,
+    ]
+
+
+def short_match_scoring() -> wire.Scoring:
+    """The final scoring of :func:`short_match` (R20–R23, three players)."""
+
+    def player(seat: int, keeping: int, giving: int, tulips: int, **maj: int) -> wire.PlayerScore:
+        majorities = {colour: maj.get(colour, 0) for colour in wire.COLOURS}
+        total = keeping + giving + sum(majorities.values())
+        return wire.PlayerScore(
+            seat=seat,
+            keeping=keeping,
+            giving=giving,
+            majorities=majorities,
+            total=total,
+            tulips=tulips,
+        )
+
+    def place(seat: int, cards: int, value: int, at: int, points: int) -> wire.MajorityPlace:
+        return wire.MajorityPlace(seat=seat, cards=cards, value=value, place=at, points=points)
+
+    return wire.Scoring(
+        players=(
+            player(0, 3, 6, 4, pink=10, blue=10, orange=5),
+            player(1, 2, 5, 4, pink=15, blue=7),
+            player(2, 2, 5, 4, orange=3),
+        ),
+        majorities=(
+            wire.MajorityResult(
+                colour="pink", rank=0, places=(place(1, 1, 3, 0, 15), place(0, 1, 2, 1, 10))
+            ),
+            wire.MajorityResult(
+                colour="blue", rank=1, places=(place(0, 1, 4, 0, 10), place(1, 1, 3, 1, 7))
+            ),
+            wire.MajorityResult(
+                colour="orange", rank=2, places=(place(0, 2, 6, 0, 5), place(2, 2, 5, 1, 3))
+            ),
+        ),
+        winners=(0,),
+        decided_by="points",
+    )
+
+
+def short_match() -> list[wire.GameEvent]:
+    """Ada and two bots, six turns, as a spectator saw it: 41 events, from the
+    starting festival to the final scoring (hand-made to follow R8, R14, R15)."""
+    return [
+        wire.FestivalStarted(cards=("pink-4", "blue-3"), ranking=("pink", "blue"), first_seat=0),
+        *(wire.CardsDealt(seat=s, cards=None) for s in range(3)),
+        *(wire.OpeningChosen(seat=s, bouquet=None, secret=None) for s in (1, 2, 0)),
+        wire.OpeningRevealed(bouquets=("orange-2", "purple-3", "blue-2"), secret_count=3),
+        *_turn(
+            0,
+            1,
+            11,
+            wire.CardKept(seat=0, card="orange-4", points=2),
+            wire.CardGiven(seat=0, to_seat=1, card="pink-3", points=6),
+        ),
+        *_turn(
+            1,
+            2,
+            9,
+            wire.CardAddedFaceUp(seat=1, card="purple-4", ranking=("purple", "pink", "blue")),
+            wire.CardKept(seat=1, card="purple-2", points=0),
+        ),
+        *_turn(
+            2,
+            3,
+            7,
+            wire.CardGiven(seat=2, to_seat=0, card="blue-4", points=5),
+            wire.CardKept(seat=2, card="orange-3", points=2),
+        ),
+        *_turn(
+            0,
+            4,
+            5,
+            wire.CardAddedFaceUp(
+                seat=0, card="orange-4", ranking=("orange", "purple", "pink", "blue")
+            ),
+            wire.CardKept(seat=0, card="pink-2", points=1),
+        ),
+        *_turn(
+            1,
+            5,
+            3,
+            wire.CardKept(seat=1, card="blue-3", points=2),
+            wire.CardGiven(seat=1, to_seat=2, card="orange-2", points=5),
+        ),
+        *_turn(
+            2,
+            6,
+            1,
+            wire.CardAddedSecret(seat=2, card=None, secret_count=4),
+            wire.CardKept(seat=2, card="purple-2", points=0),
+        ),
+        wire.SecretRevealed(card="blue-4", ranking=("blue", "orange", "purple", "pink")),
+        wire.SecretRevealed(card="pink-3", ranking=("pink", "blue", "orange", "purple")),
+        wire.MatchEnded(scoring=short_match_scoring()),
+    ]
+
+
+def short_match_as_ada() -> list[wire.GameEvent]:
+    """:func:`short_match` as Ada (seat 0) saw it: her deal, opening and draws."""
+    events = short_match()
+    drawn: dict[int, wire.Card] = {9: "orange-4", 11: "pink-3", 24: "orange-4", 26: "pink-2"}
+    events[1] = wire.CardsDealt(seat=0, cards=("orange-2", "pink-3"))
+    events[6] = wire.OpeningChosen(seat=0, bouquet="orange-2", secret="pink-3")
+    for index, card in drawn.items():
+        draw = events[index]
+        assert isinstance(draw, wire.CardDrawn) and draw.seat == 0
+        events[index] = wire.CardDrawn(seat=0, card=card, deck_count=draw.deck_count)
+    return events
+
+
+def replayed_summary() -> wire.MatchSummary:
+    """The lobby's line for :func:`short_match`: finished."""
+    return summary("finished", seats=THREE_SEATS, match=REPLAYED, name="Short and sweet")
+
+
+def replay_pages(
+    events: Sequence[wire.GameEvent],
+    match: str = REPLAYED,
+    size: int = 16,
+    seat: int | None = None,
+) -> Callable[..., wire.ReplayPage | wire.Error]:
+    """Answers ``replay`` requests with ``events`` in pages of ``size``, as the
+    server does (``seat``: the requester's, whose view they are); another
+    match is ``no_such_match``."""
+
+    def answer(asked: str, *, join_code: str | None = None, from_seq: int = 1) -> object:
+        if asked != match:
+            return wire.Error(code="no_such_match", message=f"no match {asked!r}")
+        page = tuple(events[from_seq - 1 : from_seq - 1 + size])
+        more = from_seq - 1 + len(page) < len(events)
+        return wire.ReplayPage(
+            match=match,
+            status="finished",
+            ruleset="standard",
+            from_seq=from_seq,
+            events=page,
+            next_seq=from_seq + len(page) if more else None,
+            seat=seat,
+        )
+
+    return answer  # type: ignore[return-value]

@@ -1,6 +1,6 @@
-"""The catalogue: three languages with the same messages, and nothing on
-screen that did not pass through it (checked under a pseudo-language whose
-letters are all accented look-alikes)."""
+"""The catalogues: three languages with the same messages, each compiled from
+its current ``.po``, and nothing on screen that did not pass through them
+(checked under a pseudo-language whose letters are all accented look-alikes)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ import pytest
 import protocol as wire
 from client.tui import i18n
 from client.tui.app import _KNOWN_ERRORS, Plan, TulipsApp
-from client.tui.i18n import CATALOGUE, detect_language, rich, set_language, t
+from client.tui.i18n import LANGUAGES, detect_language, rich, set_language, t
+from client.tui.locales import DOMAIN, LOCALEDIR, mo_path, po_path
+from client.tui.locales.po import Entry, compile_mo, dump, read, read_mo
+from client.tui.locales.tool import merge, template
 
 from . import fakes
 from .screens import URL, running, screen_text
@@ -25,30 +28,68 @@ SOURCE = pathlib.Path(__file__).parents[2] / "client" / "tui"
 DATA = (
     URL, "Friday tulips", "Bea's garden", "Lunch break", "Ada vs bots", "Ada", "Bea", "Cy", "Dan",
 )  # fmt: skip
+#: Every language's entries, by message id, read from its ``.po``.
+CATALOGUE: dict[str, dict[str, Entry]] = {
+    lang: {entry.msgid: entry for entry in read(po_path(lang)).messages} for lang in LANGUAGES
+}
 
 
 def _fields(template: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
 
 
-def test_every_language_has_every_message() -> None:
-    """German and Spanish have exactly English's keys."""
+def test_the_three_languages_have_catalogues() -> None:
+    """English, German and Spanish, English first; each a .po and its .mo."""
+    assert LANGUAGES == ("en", "de", "es")
+    assert all(po_path(lang).is_file() and mo_path(lang).is_file() for lang in LANGUAGES)
+
+
+def test_every_language_translates_every_message() -> None:
+    """German and Spanish have exactly English's ids, none untranslated or fuzzy."""
     english = set(CATALOGUE["en"])
-    for lang, messages in CATALOGUE.items():
-        assert set(messages) == english, lang
+    for lang, entries in CATALOGUE.items():
+        assert set(entries) == english, lang
+        assert [key for key, entry in entries.items() if not entry.translated] == [], lang
 
 
 def test_every_translation_has_the_same_fields() -> None:
-    """A translation fills in the same {fields} as the English message."""
-    for lang, messages in CATALOGUE.items():
-        for key, template in messages.items():
-            assert _fields(template) == _fields(CATALOGUE["en"][key]), (lang, key)
+    """Each form of a translation fills in the same {fields} as the English text."""
+    for lang, entries in CATALOGUE.items():
+        for key, entry in entries.items():
+            english = CATALOGUE["en"][key]
+            assert (entry.plural is None) == (english.plural is None), (lang, key)
+            wanted = set().union(*(_fields(text) for text in english.strings))
+            for text in entry.strings:
+                assert _fields(text) == wanted, (lang, key, text)
+
+
+def test_every_mo_is_compiled_from_its_po() -> None:
+    """The .mo shipped holds exactly what its .po says, whoever compiled it
+    (``python -m client.tui.locales compile``, msgfmt or Poedit)."""
+    for lang in LANGUAGES:
+        assert read_mo(mo_path(lang).read_bytes()) == read_mo(compile_mo(read(po_path(lang)))), (
+            f"{mo_path(lang)} is stale: run python -m client.tui.locales compile"
+        )
+
+
+def test_the_template_and_translations_follow_english() -> None:
+    """tulips.pot is made from the English catalogue, and every translation is
+    merged with it: the English text beside each id is the current one."""
+    pot = template(read(po_path("en")))
+    assert (LOCALEDIR / f"{DOMAIN}.pot").read_text(encoding="utf-8") == dump(pot), (
+        "run python -m client.tui.locales update"
+    )
+    for lang in LANGUAGES[1:]:
+        catalogue = read(po_path(lang))
+        assert merge(catalogue, pot) == catalogue, (
+            f"{lang}: run python -m client.tui.locales update"
+        )
 
 
 def test_colour_letters_are_distinct_in_every_language() -> None:
     """Colour-blind and monochrome players tell colours apart by their letters too."""
-    for lang, messages in CATALOGUE.items():
-        letters = [messages[f"colour.{c}.letter"] for c in ("purple", "blue", "pink", "orange")]
+    for lang, entries in CATALOGUE.items():
+        letters = [entries[f"colour.{c}.letter"].strings[0] for c in wire.COLOURS]
         assert len(set(letters)) == 4 and all(len(x) == 1 for x in letters), lang
 
 

@@ -15,6 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from . import fakes
+from .driver import until
 from .screens import scripted, settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -61,3 +62,23 @@ def test_opening_choice(snap_compare: SnapCompare, size: tuple[int, int]) -> Non
 def test_final_scoring(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     """After the reveal: the breakdown per player, the majorities, the winner."""
     assert _compare(snap_compare, fakes.ending(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_replay_viewer(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The replay of a finished match from the lobby, at turn 4: Ada has just
+    added a card face up; the festival without the legend nobody sent."""
+    app, session = scripted(
+        [],
+        matches=[*fakes.lobby_matches(), fakes.replayed_summary()],
+        replay=fakes.replay_pages(fakes.short_match()),
+    )
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot, session)
+        await pilot.press("down", "down", "down", "v")
+        await until(pilot, lambda: getattr(app.screen, "replay", None) is not None)
+        await pilot.press("t", "4", "enter", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -110,3 +110,27 @@ async def test_a_second_opening_choice_is_not_your_turn() -> None:
         assert (again["type"], again["code"]) == ("error", "not_your_turn")
         for client in (ada, ben):
             await client.close()
+
+
+async def test_a_spectator_cannot_open_the_rematch() -> None:
+    """`play_again` from a spectator is `not_in_match`: only the match's players
+    open a rematch (a stranger must not become its host and move them in)."""
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        created = await ada.request("create_match", name="t", seats=2, bots=[{"seat": 1}])
+        eve = await RawClient.open(running.url, "Eve")
+        assert (await eve.request("watch", match=created["match"]))["type"] == "joined"
+        await ada.request("start")
+        async with asyncio.timeout(20):
+            while True:
+                message = await ada.next(lambda m: m["type"] in ("prompt", "event"))
+                if message["type"] == "prompt":
+                    await ada.send("act", action=message["actions"][0])
+                elif message["event"]["kind"] == "match_ended":
+                    break
+        refused = await eve.request("play_again")
+        assert (refused["type"], refused["code"]) == ("error", "not_in_match")
+        rematch = await ada.request("play_again")
+        assert (rematch["type"], rematch["host"], rematch["seat"]) == ("joined", True, 0)
+        for client in (ada, eve):
+            await client.close()

@@ -98,6 +98,7 @@ class FinalScreen(Screen[None]):
     BINDINGS = [
         Binding("a", "app.play_again", show=False),
         Binding("t", "app.pop_screen", show=False),
+        Binding("v", "app.replay_match", show=False),
         Binding("escape", "app.pop_screen", show=False),
         Binding("l", "app.leave", show=False),
         Binding("q", "app.quit", show=False),
@@ -114,6 +115,7 @@ class FinalScreen(Screen[None]):
         with Horizontal(classes="buttons"):
             yield Button(t("final.again"), action="app.play_again", variant="primary", compact=True)
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
+            yield Button(t("final.replay"), action="app.replay_match", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
         yield KeyBar()
 
@@ -133,6 +135,7 @@ class FinalScreen(Screen[None]):
         self.query_one(KeyBar).keys = (
             ("keyname.a", "keys.again"),
             ("keyname.t", "keys.table"),
+            ("keyname.v", "keys.replay"),
             ("keyname.lobby", "keys.lobby"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),

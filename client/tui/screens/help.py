@@ -26,9 +26,28 @@ _KEYS = (
     ("keyname.escape", "keys.back"),
     ("keyname.scores", "keys.scores"),
     ("keyname.lobby", "keys.lobby"),
+    ("keyname.v", "help.key.replay"),
     ("keyname.help", "keys.help"),
     ("keyname.quit", "keys.quit"),
 )
+_REPLAY_KEYS = (
+    ("keyname.arrows", "help.key.step"),
+    ("keyname.updown", "help.key.turn_step"),
+    ("keyname.t", "help.key.goto"),
+    ("keyname.home_end", "help.key.start_end"),
+    ("keyname.space", "help.key.play"),
+    ("keyname.speed", "help.key.speed"),
+    ("keyname.q_esc", "help.key.replay_back"),
+)
+
+
+def _key_table(rows: tuple[tuple[str, str], ...]) -> Table:
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(no_wrap=True)
+    keys.add_column()
+    for key, description in rows:
+        keys.add_row(Text(f" {t(key)} ", style="bold reverse"), t(description))
+    return keys
 
 
 def help_text() -> Group:
@@ -41,11 +60,7 @@ def help_text() -> Group:
     legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
     legend.add_row(Text("2·8", style="bold"), t("help.bouquet_cells"))
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
-    keys = Table.grid(padding=(0, 2))
-    keys.add_column(no_wrap=True)
-    keys.add_column()
-    for key, description in _KEYS:
-        keys.add_row(Text(f" {t(key)} ", style="bold reverse"), t(description))
+    keys, replay_keys = _key_table(_KEYS), _key_table(_REPLAY_KEYS)
     return Group(
         Text(t("help.rules")),
         Text(""),
@@ -54,6 +69,9 @@ def help_text() -> Group:
         Text(""),
         Text(t("help.keys"), style="bold"),
         keys,
+        Text(""),
+        Text(t("help.replay_keys"), style="bold"),
+        replay_keys,
         Text(""),
         Text(t("help.close"), style="dim"),
     )

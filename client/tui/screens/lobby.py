@@ -57,6 +57,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "app.new_match", show=False),
         Binding("j", "pick('join')", show=False),
         Binding("w", "pick('watch')", show=False),
+        Binding("v", "pick('replay')", show=False),
         Binding("r", "app.refresh_lobby", show=False),
         Binding("q", "app.quit", show=False),
     ]
@@ -65,9 +66,9 @@ class LobbyScreen(Screen[None]):
     info: reactive[LobbyInfo] = reactive(LobbyInfo)
 
     class Picked(Message):
-        """The player wants to join or watch a match."""
+        """The player wants to join, watch or replay a match."""
 
-        def __init__(self, match: str, how: Literal["join", "watch"]) -> None:
+        def __init__(self, match: str, how: Literal["join", "watch", "replay"]) -> None:
             super().__init__()
             self.match = match
             self.how = how
@@ -82,14 +83,6 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.border_title = t("lobby.matches")
-        self.query_one(KeyBar).keys = (
-            ("keyname.enter", "keys.join"),
-            ("keyname.w", "keys.watch"),
-            ("keyname.n", "keys.new"),
-            ("keyname.r", "keys.refresh"),
-            ("keyname.help", "keys.help"),
-            ("keyname.quit", "keys.quit"),
-        )
         self._show_info(self.info)
         self._show_rows(self.rows)
         table.focus()
@@ -125,6 +118,24 @@ class LobbyScreen(Screen[None]):
         empty = self.query_one("#lobby-empty", Static)
         empty.display = not rows
         empty.update(Text(t("lobby.empty"), style="italic"))
+        self._show_keys()
+
+    def _show_keys(self) -> None:
+        """The key bar; on a finished match, v (replay) takes w's (watch) place."""
+        selected = self._selected()
+        finished = any(row.match == selected and row.status == "finished" for row in self.rows)
+        self.query_one(KeyBar).keys = (
+            ("keyname.enter", "keys.join"),
+            ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
+            ("keyname.n", "keys.new"),
+            ("keyname.r", "keys.refresh"),
+            ("keyname.help", "keys.help"),
+            ("keyname.quit", "keys.quit"),
+        )
+
+    def on_data_table_row_highlighted(self) -> None:
+        """The cursor moved: the key bar follows the match under it."""
+        self._show_keys()
 
     def _selected(self) -> str | None:
         table = self.query_one(DataTable)
@@ -133,8 +144,8 @@ class LobbyScreen(Screen[None]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         return str(key.value) if key.value is not None else None
 
-    def action_pick(self, how: Literal["join", "watch"]) -> None:
-        """Join or watch the match under the cursor."""
+    def action_pick(self, how: Literal["join", "watch", "replay"]) -> None:
+        """Join, watch or replay the match under the cursor."""
         selected = self._selected()
         if selected is not None:
             self.post_message(self.Picked(selected, how))

@@ -48,9 +48,10 @@ class FestivalPanel(Widget):
         table.add_column(t("festival.rank"), no_wrap=True)
         table.add_column(t("festival.colour"), no_wrap=True)
         table.add_column(t("festival.total"), justify="right", no_wrap=True)
-        table.add_column(t("festival.give"), justify="right", no_wrap=True)
-        table.add_column(t("festival.keep"), justify="right", no_wrap=True)
-        table.add_column(t("festival.majority"), justify="right", no_wrap=True)
+        if view.legend:
+            table.add_column(t("festival.give"), justify="right", no_wrap=True)
+            table.add_column(t("festival.keep"), justify="right", no_wrap=True)
+            table.add_column(t("festival.majority"), justify="right", no_wrap=True)
         if wide:
             table.add_column(t("festival.cards"), no_wrap=True, overflow="ellipsis")
         for row in view.rows:
@@ -58,10 +59,9 @@ class FestivalPanel(Widget):
                 _rank_label(row),
                 colour_tag(row.colour, name=wide),
                 Text(str(row.total), style="bold"),
-                f"+{row.give}",
-                str(row.keep),
-                _majority(row),
             ]
+            if view.legend:
+                cells += [f"+{row.give}", str(row.keep), _majority(row)]
             if wide:
                 cells.append(Text(" ".join(map(str, row.values)), style=COLOUR_STYLE[row.colour]))
             table.add_row(*cells)

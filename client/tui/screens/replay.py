@@ -1,0 +1,320 @@
+"""The replay viewer: a finished match stepped through event by event, the
+table drawn as it was at each step by the table screen's own widgets.
+
+The screen loads every page of the match's ``replay`` first (asking for the
+join code if the server wants one), then owns a
+:class:`~client.tui.replay.Replay` — the viewer's position is its own, not
+the app's: nothing the app follows changes while it is open. Keys:
+←/→ one event, ↑/↓ (PgUp/PgDn) one turn, ``t`` and a number a given turn,
+Home/End the first and last event, space play or pause, +/− the speed,
+q or Esc back to where it was opened from.
+
+Playing runs on a scheduler (``scheduler(interval, callback)`` returning
+something with ``stop()``): Textual's ``set_interval`` unless a test hands
+in its own, to drive time by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+
+import protocol as wire
+from client.sdk import RequestError
+
+from ..i18n import t
+from ..replay import Replay, ReplayLoadError, ReplayPages, fetch_record
+from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.bouquets import PlayersPanel
+from ..widgets.festival import FestivalPanel
+from ..widgets.log import EventLog
+from ..widgets.replay import ReplayPanel
+from .dialogs import JoinCodeScreen
+
+__all__ = ["ReplayScreen", "Scheduler", "Ticker"]
+
+MAX_TURN_DIGITS = 4
+
+
+class Ticker(Protocol):
+    """A running repeat that can be stopped (a Textual ``Timer``)."""
+
+    def stop(self) -> None:
+        """Stop repeating."""
+
+
+#: Calls ``callback`` every ``interval`` seconds until the ticker is stopped.
+Scheduler = Callable[[float, Callable[[], None]], Ticker]
+
+_KEYS = (
+    ("keyname.arrows", "keys.step"),
+    ("keyname.updown", "keys.turn_step"),
+    ("keyname.t", "keys.goto"),
+    ("keyname.space", "keys.play"),
+    ("keyname.quit", "keys.back"),
+)
+#: actions that need a loaded replay and no turn number being typed
+_STEPPING = frozenset({"step", "turn", "start", "end", "play", "speed", "ask_turn"})
+#: actions only for typing a turn number
+_TYPING = frozenset({"digit", "erase", "confirm"})
+
+
+def _error_text(exc: RequestError, match: str) -> str:
+    if exc.code == "no_such_match":
+        return t("replay.error.no_such_match", match=match)
+    if exc.code == "bad_join_code":
+        return t("replay.error.bad_join_code")
+    return t("errcode.other", code=exc.code, message=exc.error.message)
+
+
+class ReplayScreen(Screen[None]):
+    """Loads and shows the replay of one match."""
+
+    BINDINGS = [
+        Binding("right", "step(1)", show=False),
+        Binding("left", "step(-1)", show=False),
+        Binding("down,pagedown", "turn(1)", show=False),
+        Binding("up,pageup", "turn(-1)", show=False),
+        Binding("home", "start", show=False),
+        Binding("end", "end", show=False),
+        Binding("space", "play", show=False),
+        Binding("plus,equals_sign", "speed(1)", show=False),
+        Binding("minus,underscore", "speed(-1)", show=False),
+        Binding("t", "ask_turn", show=False),
+        *(Binding(str(d), f"digit('{d}')", show=False) for d in range(10)),
+        Binding("backspace", "erase", show=False),
+        Binding("enter", "confirm", show=False),
+        Binding("escape,q", "back", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: ReplayPages,
+        match: str,
+        *,
+        summary: wire.MatchSummary | None = None,
+        points: wire.Points | None = None,
+        join_code: str | None = None,
+        scheduler: Scheduler | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.match = match
+        self.summary = summary
+        self.points = points
+        self.join_code = join_code
+        self.scheduler: Scheduler = scheduler or self._interval
+        self.replay: Replay | None = None
+        self.typing: str | None = None
+        self.note: str | None = None
+        self._ticker: Ticker | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="upper"):
+            yield FestivalPanel(classes="panel")
+            yield PlayersPanel(classes="panel")
+        with Horizontal(id="lower"):
+            yield ReplayPanel(classes="panel")
+            yield EventLog(classes="panel")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(KeyBar).keys = _KEYS
+        self._title()
+        self.load(self.join_code)
+
+    def on_unmount(self) -> None:
+        self._stop()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @property
+    def _match_name(self) -> str:
+        return self.summary.name if self.summary is not None else self.match
+
+    def _title(self) -> None:
+        self.query_one(TitleBar).view = TitleView(where=self._match_name, detail=t("replay.title"))
+
+    def _say(self, text: str, style: str = "") -> None:
+        panel = self.query_one(ReplayPanel)
+        panel.view = None
+        panel.message = Text(text, style=style)
+
+    def _progress(self, count: int) -> None:
+        self._say(t("replay.loading_count", name=self._match_name, count=count), "italic")
+
+    @work(exclusive=True, group="replay-load", exit_on_error=False)
+    async def load(self, join_code: str | None) -> None:
+        """Fetch every page, then show the first event (or say what went wrong)."""
+        self._say(t("replay.loading", name=self._match_name), "italic")
+        try:
+            record = await fetch_record(
+                self.session, self.match, join_code, progress=self._progress
+            )
+        except RequestError as exc:
+            if exc.code == "bad_join_code" and join_code is None:
+                self.app.push_screen(JoinCodeScreen(), self._with_code)
+                return
+            self._fail(_error_text(exc, self.match))
+            return
+        except (ConnectionError, TimeoutError):
+            self._fail(t("replay.error.lost"))
+            return
+        except ReplayLoadError as exc:
+            self._fail(t("replay.error.pages", reason=str(exc)))
+            return
+        if not record.events:
+            self._fail(t("replay.error.empty"))
+            return
+        self.replay = Replay(record, self.summary, self.points)
+        self._draw()
+
+    def _with_code(self, code: str | None) -> None:
+        if code is None:
+            self.dismiss()
+        else:
+            self.load(code)
+
+    def _fail(self, message: str) -> None:
+        self._say(message + "\n\n" + t("replay.back_hint"), "bold")
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def _draw(self) -> None:
+        replay = self.replay
+        if replay is None:
+            return
+        view = replay.table()
+        self.query_one(FestivalPanel).view = view.festival
+        self.query_one(PlayersPanel).rows = view.players
+        self.query_one(EventLog).lines = view.log
+        self.query_one(ReplayPanel).view = replay.view(self.typing, self.note)
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Stepping keys work once loaded and while no turn number is typed;
+        digits, Backspace and Enter only while one is."""
+        if action in _STEPPING:
+            return self.replay is not None and self.typing is None
+        if action in _TYPING:
+            return self.typing is not None
+        return True
+
+    def _moved(self) -> None:
+        self.note = None
+        self._draw()
+
+    def action_step(self, delta: int) -> None:
+        """One event forwards or back."""
+        assert self.replay is not None
+        self.replay.step(delta)
+        self._moved()
+
+    def action_turn(self, delta: int) -> None:
+        """To the next turn, or the start of this (or the previous) one."""
+        assert self.replay is not None
+        if delta > 0:
+            self.replay.next_turn()
+        else:
+            self.replay.previous_turn()
+        self._moved()
+
+    def action_start(self) -> None:
+        """To the first event."""
+        assert self.replay is not None
+        self.replay.go(1)
+        self._moved()
+
+    def action_end(self) -> None:
+        """To the last event: the final scoring."""
+        assert self.replay is not None
+        self.replay.go(self.replay.total)
+        self._moved()
+
+    def action_play(self) -> None:
+        """Play or pause."""
+        assert self.replay is not None
+        self.replay.toggle()
+        self._restart()
+        self._moved()
+
+    def action_speed(self, steps: int) -> None:
+        """Faster or slower."""
+        assert self.replay is not None
+        self.replay.faster(steps)
+        self._restart()
+        self._draw()
+
+    def action_ask_turn(self) -> None:
+        """Start typing a turn number."""
+        self.typing = ""
+        self.note = None
+        self._draw()
+
+    def action_digit(self, digit: str) -> None:
+        """One more digit of the turn number."""
+        if self.typing is not None and len(self.typing) < MAX_TURN_DIGITS:
+            self.typing += digit
+            self._draw()
+
+    def action_erase(self) -> None:
+        """Take back the last digit."""
+        if self.typing:
+            self.typing = self.typing[:-1]
+            self._draw()
+
+    def action_confirm(self) -> None:
+        """Go to the typed turn (or say there is none)."""
+        assert self.replay is not None
+        typed, self.typing = self.typing, None
+        if typed:
+            turn = int(typed)
+            if self.replay.go_to_turn(turn):
+                self.note = None
+            else:
+                self.note = t("replay.no_turn", turn=turn, turns=self.replay.turns)
+        self._draw()
+
+    def action_back(self) -> None:
+        """Stop typing a turn number, or leave the viewer."""
+        if self.typing is not None:
+            self.typing = None
+            self._draw()
+            return
+        self._stop()
+        self.dismiss()
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def _interval(self, interval: float, callback: Callable[[], None]) -> Ticker:
+        return self.set_interval(interval, callback)
+
+    def _stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def _restart(self) -> None:
+        """(Re)start the ticker at the current speed if playing; else stop it."""
+        self._stop()
+        if self.replay is not None and self.replay.playing:
+            self._ticker = self.scheduler(1 / self.replay.speed, self._tick)
+
+    def _tick(self) -> None:
+        replay = self.replay
+        if replay is None or not replay.playing:
+            self._stop()
+            return
+        replay.tick()
+        if not replay.playing:
+            self._stop()
+        self._draw()
