@@ -77,8 +77,6 @@ def _find_malloc_trim() -> Any:
 _MALLOC_TRIM = _find_malloc_trim()
 #: Seconds between two rounds of forgetting unused players.
 _HOUSEKEEPING_SECONDS = 3600.0
-#: Bytes a closed connection must have held for its memory to be worth handing back.
-_WORTH_RELEASING = 64 * 1024
 
 
 def release_memory() -> None:
@@ -325,11 +323,12 @@ class TulipsServer:
                 peer.player.last_seen = time.time()
             peer.stop()
             await peer.finish()  # bounded: a client that never reads is cut off
-            if peer.peak > _WORTH_RELEASING and self._release is None:
+            if self._release is None:
                 self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
 
     def _release_memory(self) -> None:
-        """A while after clients that held large buffers left (once for a whole wave)."""
+        """A while after clients left (once for a whole wave): what they sent and
+        were sent, large frames included, grew the heap."""
         self._release = None
         release_memory()
 
