@@ -566,3 +566,18 @@ async def test_a_match_just_played_replays_in_the_players_own_view(server: Runni
         assert "Majority" in screen_text(app)  # the festival's numbers, from our own snapshot
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+
+
+async def test_a_window_too_small_for_the_viewer_says_so() -> None:
+    """Below 80×24 the viewer, like the table, shows one plain sentence until it grows."""
+    app, session, _ = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await _open_from_lobby(pilot, app, fakes.REPLAYED)
+        await until(pilot, lambda: _loaded(app), what="the replay")
+        await pilot.resize_terminal(60, 16)
+        await pilot.pause()
+        assert "Make it at least 80×24" in screen_text(app).replace("\n", " ")
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert "Event 1 of 41" in screen_text(app)
