@@ -159,7 +159,8 @@ async def _match_loop(
                 return
             if measuring.is_set() and not stop.is_set():
                 report.matches += 1
-            await sessions[0].play_again()
+            for session in sessions:  # the first opens the rematch, the others accept it
+                await session.play_again()
     except (ConnectError, RequestError, ConnectionError, TimeoutError) as exc:
         report.error(type(exc).__name__)
     finally:

@@ -23,6 +23,7 @@ import asyncio
 import collections
 import contextlib
 import ctypes
+import gc
 import http
 import ipaddress
 import json
@@ -80,12 +81,15 @@ _HOUSEKEEPING_SECONDS = 3600.0
 
 
 def release_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``).
+    """Collect what departed connections left in reference cycles, then hand
+    the heap's free pages back to the system (glibc's ``malloc_trim``).
 
-    glibc keeps the heap it grew for a burst of large buffers — clients that
-    stopped reading, each held to its budget — until told to give it back;
-    elsewhere this does nothing.
+    The server collects the old generations rarely (see ``tune_gc`` in
+    server/cli.py), and glibc keeps the heap it grew for a burst of large
+    buffers until told to give it back; elsewhere the trim does nothing.
+    Called at most once per wave of departures.
     """
+    gc.collect()  # what departed connections left in reference cycles, first
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
 

@@ -419,6 +419,7 @@ class Lobby:
                 peer.send(views.snapshot_frame(room, seat))
                 if seat is not None:
                     room.send_prompt(seat, to=peer)
+                room.send_timers(peer)
 
         joined = wire.Joined(
             id=request_id, match=room.id, seat=seat, host=room.host is self._player(peer)
@@ -587,7 +588,9 @@ class Lobby:
         return _ok(message, then=lambda: room.begin(seed, salt))
 
     def play_again(self, peer: Peer, message: wire.PlayAgain) -> Reply:
-        """A rematch: same seats, same bots, everyone still here seated again."""
+        """A rematch: same seats, same bots. The first to ask opens it; the
+        other players keep their seats in it and are asked (``rematch``), not
+        moved: each joins with their own ``play_again``."""
         old = self._room_of(peer)
         player = self._player(peer)
         if old.status is not RoomStatus.FINISHED:
@@ -597,12 +600,14 @@ class Lobby:
         rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
         if rematch is None:
             rematch = self._open_rematch(old, player)
-            for other, seat in list(old.members.items()):
+            offer = wire.encode(
+                wire.RematchOffer(match=old.id, rematch=rematch.id, host=player.name)
+            )
+            for other, seat in old.members.items():
                 if other is peer or other.player is None or seat is None:
                     continue
-                if rematch.seat_of(other.player) is not None:
-                    other_seat = rematch.attach(other.player, other)
-                    self._send(other, self._joined(other, rematch, other_seat, None))
+                if rematch.seat_of(other.player) is not None:  # their seat waits for them
+                    other.send(offer)
         self._move(peer, rematch)
         seat = rematch.seat_of(player)
         if seat is not None:
@@ -644,9 +649,13 @@ class Lobby:
         if room.match is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
         snapshot = views.snapshot(room, seat, message.id)
-        if seat is None:
-            return Reply(snapshot)
-        return Reply(snapshot, then=lambda: room.send_prompt(seat, to=peer))
+
+        def then() -> None:
+            if seat is not None:
+                room.send_prompt(seat, to=peer)
+            room.send_timers(peer)
+
+        return Reply(snapshot, then)
 
     def replay(self, peer: Peer, message: wire.Replay) -> Reply:
         """A match's events as the requester's seat saw them (a spectator's view

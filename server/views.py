@@ -35,6 +35,7 @@ __all__ = [
     "snapshot_frame",
     "state_to_wire",
     "summary",
+    "timers_frame",
 ]
 
 _WIRE_EVENTS: dict[type, type[Any]] = {
@@ -155,13 +156,21 @@ class EventFrames:
     """The frames of one batch of events, each encoded once per distinct view.
 
     An event with private fields has two views: its owner's and everyone
-    else's (spectators included); any other event has one.
+    else's (spectators included); any other event has one. ``by`` goes on
+    the first event only: the one that shows the choice.
     """
 
-    def __init__(self, match_id: str, first_seq: int, events: Sequence[engine.Event]) -> None:
+    def __init__(
+        self,
+        match_id: str,
+        first_seq: int,
+        events: Sequence[engine.Event],
+        by: wire.PlayedBy | None = None,
+    ) -> None:
         self._match_id = match_id
         self._first_seq = first_seq
         self._events = events
+        self._by = by
         self._cache: dict[tuple[int, int | None], bytes] = {}
 
     def _frame(self, index: int, seat: int | None) -> bytes:
@@ -177,6 +186,7 @@ class EventFrames:
                     match=self._match_id,
                     seq=self._first_seq + index,
                     event=event_to_wire(projected),
+                    by=self._by if index == 0 else None,
                 )
             )
         return frame
@@ -299,6 +309,8 @@ def summary(room: Room) -> wire.MatchSummary:
                     kind="human",
                     name=slot.player.name,
                     connected=room.connected(slot.seat) and not slot.autopilot,
+                    bot_in=room.grace_left(slot.seat),
+                    stand_in=slot.autopilot,
                 )
             )
         else:
@@ -314,6 +326,21 @@ def summary(room: Room) -> wire.MatchSummary:
         turn_timer=room.settings.turn_timer,
         open_box=room.settings.open_box,
         seed_commitment=seed_commitment(room),
+    )
+
+
+def timers_frame(room: Room) -> bytes:
+    """Every running turn timer as a ``turn_timer`` notice, encoded. It is
+    public: whose turn it is is (R24), and a number of seconds shows no card."""
+    return wire.encode(
+        wire.TurnTimer(
+            match=room.id,
+            seq=len(room.log),
+            timers=tuple(
+                wire.SeatTimer(seat=seat, seconds=seconds)
+                for seat, seconds in room.timers().items()
+            ),
+        )
     )
 
 

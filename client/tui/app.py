@@ -15,7 +15,12 @@ to the player, who decides whether to trust it (:class:`TrustScreen`).
 
 End-of-game reveals are paced: ``secret_revealed`` events are applied one at
 a time, ``reveal_delay`` seconds apart, and whatever follows them waits its
-turn, so the order of messages is never changed.
+turn, so the order of messages is never changed (``turn_timer`` notices wait
+in the same queue, after the events they follow).
+
+A snapshot that skips events the log never told — the first one of a client
+that (re)joins a running match, or one after a gap — fills the log from the
+match's record (``replay``), at the place those events belong.
 """
 
 from __future__ import annotations
@@ -41,8 +46,15 @@ from client.trust import KnownServers
 from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
+from .narrate import describe
 from .screens.connecting import ConnectingScreen
-from .screens.dialogs import ChatScreen, CreateMatchScreen, CreateSettings, JoinCodeScreen
+from .screens.dialogs import (
+    ChatScreen,
+    ConfirmQuitScreen,
+    CreateMatchScreen,
+    CreateSettings,
+    JoinCodeScreen,
+)
 from .screens.final import FinalScreen
 from .screens.help import HelpScreen
 from .screens.lobby import LobbyInfo, LobbyScreen
@@ -51,6 +63,7 @@ from .screens.table import TableScreen
 from .screens.trust import TrustScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
+from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:  # the replay viewer is imported when first opened
     from .screens.replay import Scheduler
@@ -64,6 +77,9 @@ _KNOWN_ERRORS = frozenset(
         "not_in_match", "match_paused",
     }
 )  # fmt: skip
+#: Pages of a match's record read to fill the log, at most (400 events each).
+_RECALL_PAGES = 8
+Paced = wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer
 
 
 class ServerStarter(Protocol):
@@ -106,6 +122,9 @@ class TulipsApp(App[int]):
 
     CSS_PATH = "tulips.tcss"
     ENABLE_COMMAND_PALETTE = False
+    # Below 80×24 every screen says so instead of drawing itself cut off.
+    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-wide-enough")]
+    VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
     BINDINGS = [
         Binding("ctrl+c", "quit", show=False, priority=True),
         Binding("question_mark", "help", show=False),
@@ -139,9 +158,7 @@ class TulipsApp(App[int]):
         self.online = False
         self.picking = False
         self.failure: str | None = None
-        self._queue: collections.deque[wire.Snapshot | wire.Event | wire.Prompt] = (
-            collections.deque()
-        )
+        self._queue: collections.deque[Paced] = collections.deque()
         self._pacing = False
         self._autostarted: set[str] = set()
         #: join codes typed for matches, offered again to their replay
@@ -177,6 +194,20 @@ class TulipsApp(App[int]):
     async def action_quit(self) -> None:
         """Leave the app (the session closes on the way out)."""
         self.exit(0)
+
+    def action_ask_quit(self) -> None:
+        """Quit — asking first while we play a running match (in ``tulips play``
+        quitting ends the match; elsewhere a bot plays the seat)."""
+        if not self.follow.running:
+            self.exit(0)
+            return
+
+        def answer(quit_: bool | None) -> None:
+            if quit_:
+                self.exit(0)
+
+        if not isinstance(self.screen, ConfirmQuitScreen):
+            self.push_screen(ConfirmQuitScreen(local=self.plan.local is not None), answer)
 
     async def on_unmount(self) -> None:
         if self.session is not None:
@@ -334,9 +365,11 @@ class TulipsApp(App[int]):
             if self.follow.join(message):
                 self.picking = False
             self._show("table")
-        elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt):
+        elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer):
             self._pace(message)
             return
+        elif isinstance(message, wire.RematchOffer):
+            self._offered(message)
         elif isinstance(message, wire.ChatLine):
             self.follow.say(Text.assemble((message.name, "bold"), ": ", message.text))
         elif isinstance(message, wire.Error) and message.id is None:
@@ -345,7 +378,7 @@ class TulipsApp(App[int]):
 
     # -- the match, paced -------------------------------------------------------------------
 
-    def _pace(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+    def _pace(self, message: Paced) -> None:
         self._queue.append(message)
         if not self._pacing:
             self._drain()
@@ -365,13 +398,10 @@ class TulipsApp(App[int]):
                 break
         self._render()
 
-    def _apply(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+    def _apply(self, message: Paced) -> None:
         follow = self.follow
         if isinstance(message, wire.Snapshot):
-            if follow.snapshot(message):
-                self.picking = False
-                if message.state.scoring is not None:
-                    self._show_final()
+            self._take_snapshot(message)
         elif isinstance(message, wire.Event):
             outcome = follow.event(message)
             if outcome == "gap":
@@ -381,12 +411,70 @@ class TulipsApp(App[int]):
                     self.picking = False
                 if isinstance(message.event, wire.MatchEnded):
                     self._show_final()
+        elif isinstance(message, wire.TurnTimer):
+            follow.turn_timer(message)
         elif follow.prompt(message):
             self.picking = False
             self.bell()
 
+    def _take_snapshot(self, message: wire.Snapshot) -> None:
+        follow = self.follow
+        known = follow.seq if follow.state is not None and follow.log else 0
+        at = len(follow.log)
+        if not follow.snapshot(message):
+            return
+        self.picking = False
+        if message.seq > known:  # events the log never told: read them from the record
+            self.run_worker(
+                self._recall(message.match, known + 1, message.seq, at, message.state.turn > 0),
+                group="recall",
+                exit_on_error=False,
+            )
+        if message.state.scoring is not None:
+            self._show_final()
+
+    async def _recall(self, match: str, first: int, last: int, at: int, header: bool) -> None:
+        """Tell events ``first``..``last`` of the match's record in the log, before
+        its line ``at`` (a record the server will not give leaves the log as it is)."""
+        if self.session is None:
+            return
+        events: list[wire.GameEvent] = []
+        seq = first
+        try:
+            for _ in range(_RECALL_PAGES):
+                page = await self.session.replay(
+                    match, join_code=self._join_codes.get(match), from_seq=seq
+                )
+                if not isinstance(page, wire.ReplayPage):
+                    return
+                events.extend(page.events[: last - seq + 1])
+                seq = page.from_seq + len(page.events)
+                if page.next_seq is None or seq > last:
+                    break
+        except (RequestError, ConnectionError, TimeoutError):
+            return
+        follow = self.follow
+        if follow.match_id != match:
+            return
+        names = follow.names()
+        lines = [line for e in events if (line := describe(e, names, follow.seat)) is not None]
+        if lines and header:
+            lines.insert(0, Text(t("log.replayed"), style="dim italic"))
+        follow.recall(at, lines)
+        self._render_table()
+
+    def _offered(self, offer: wire.RematchOffer) -> None:
+        """Another player opened the rematch: offer it, where the scores are."""
+        if not self.follow.rematch(offer):
+            return
+        finals = [screen for screen in self.screen_stack if isinstance(screen, FinalScreen)]
+        for screen in finals:
+            screen.offer = offer.host
+        if self.screen not in finals:  # the scores say it; elsewhere, a note says it
+            self.notify(t("final.rematch_offer", host=offer.host), timeout=10)
+
     def _tick(self) -> None:
-        if self.follow.deadline_at is not None:
+        if self.follow.signals.ticking:
             self._render_table()
 
     # -- rendering -----------------------------------------------------------------------
@@ -412,6 +500,9 @@ class TulipsApp(App[int]):
             acting=follow.acting,
             seconds_left=follow.seconds_left(),
             points=follow.points(),
+            since=follow.since,
+            timers=follow.signals.seconds(),
+            bot_in=follow.signals.bot_in(),
         )
 
     def _show(self, name: str) -> None:
@@ -431,8 +522,12 @@ class TulipsApp(App[int]):
         if any(isinstance(screen, FinalScreen) for screen in self.screen_stack):
             return
         self._show("table")
+        offer = self.follow.signals.rematch
         self.push_screen(
-            FinalScreen(final_view(state.scoring, self.follow.summary, self.follow.seat, state))
+            FinalScreen(
+                final_view(state.scoring, self.follow.summary, self.follow.seat, state),
+                offer=offer.host if offer is not None else None,
+            )
         )
 
     # -- what the player does --------------------------------------------------------------
@@ -529,19 +624,23 @@ class TulipsApp(App[int]):
 
         def create(settings: CreateSettings | None) -> None:
             if settings is not None:
-                self.request(
-                    lambda s: s.create_match(
-                        name=settings.name,
-                        seats=settings.seats,
-                        bots=settings.bot_seats,
-                        join_code=settings.join_code,
-                        turn_timer=settings.turn_timer,
-                        open_box=settings.open_box,
-                    )
-                )
+                self.request(lambda s: self._create(s, settings))
 
         default = t("quick.name", name=self.plan.name)[:40]
         self.push_screen(CreateMatchScreen(default), create)
+
+    async def _create(self, session: SessionLike, settings: CreateSettings) -> None:
+        joined = await session.create_match(
+            name=settings.name,
+            seats=settings.seats,
+            bots=settings.bot_seats,
+            join_code=settings.join_code,
+            turn_timer=settings.turn_timer,
+            first_seat=settings.first_seat,
+            open_box=settings.open_box,
+        )
+        if settings.join_code is not None and isinstance(joined, wire.Joined):
+            self._join_codes[joined.match] = settings.join_code
 
     def action_chat(self) -> None:
         """Say something to the table."""
@@ -573,7 +672,8 @@ class TulipsApp(App[int]):
         def go(code: str | None) -> None:
             async def enter(session: SessionLike) -> None:
                 if event.how == "join":
-                    await session.join(event.match, join_code=code)
+                    if not await self._join(session, summary, code):
+                        return
                 else:
                     await session.watch(event.match, join_code=code)
                 if code:  # it worked: the match's replay will need it too
@@ -586,8 +686,31 @@ class TulipsApp(App[int]):
         else:
             go(None)
 
+    async def _join(
+        self, session: SessionLike, summary: wire.MatchSummary, code: str | None
+    ) -> bool:
+        """Join from the lobby (True: joined); a refusal says why in the match's own terms."""
+        try:
+            await session.join(summary.match, join_code=code)
+        except RequestError as exc:
+            full = all(s.kind != "empty" for s in summary.seats)
+            key = {
+                ("match_not_open", "finished"): "lobby.refused_over",
+                ("match_not_open", "running"): "lobby.refused_running",
+                ("match_not_open", "paused"): "lobby.refused_running",
+                ("seat_taken", "open"): "lobby.refused_full" if full else "",
+            }.get((exc.code, summary.status))
+            if not key:
+                raise
+            self.notify(t(key), severity="error")
+            return False
+        return True
+
     def action_play_again(self) -> None:
-        """A rematch of the finished match."""
+        """A rematch of the finished match (or the one another player opened);
+        a spectator is not offered one."""
+        if self.follow.seat is None:
+            return
         self.request(lambda s: s.play_again())
 
     def open_replay(

@@ -35,6 +35,7 @@ class SessionLike(Protocol):
         bots: Sequence[tuple[int, str]] = ...,
         join_code: str | None = ...,
         turn_timer: float | None = ...,
+        first_seat: int | None = ...,
         open_box: bool = ...,
     ) -> wire.Joined: ...
     async def join(

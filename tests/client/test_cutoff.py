@@ -29,6 +29,7 @@ from textual.widgets._toggle_button import ToggleButton
 
 import protocol as wire
 from client.tui import i18n
+from client.tui.app import TulipsApp
 from client.tui.i18n import LANGUAGES
 
 from . import fakes
@@ -182,6 +183,14 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "watching": (fakes.spectator, {}, ()),
     "final": (fakes.ending, {}, ()),
     "over": (fakes.ending, {}, (_press("t"),)),
+    "player-away": (fakes.away, {}, ()),
+    "timed-out": (fakes.timed_out, {}, ()),
+    "quit": (fakes.mid_game, {}, (_press("q"),)),
+    "rematch-offer": (
+        fakes.ending,
+        {},
+        (_feed(wire.RematchOffer(match=MATCH, rematch="m9", host="Bea")),),
+    ),
 }
 
 
@@ -208,8 +217,11 @@ async def test_the_check_finds_a_cut() -> None:
     assert any("Button" in problem and "missing" in problem for problem in problems), problems
 
 
-async def test_the_check_finds_buttons_below_the_panel() -> None:
-    """On a terminal too short for the action panel, its last buttons are reported."""
+async def test_the_check_finds_buttons_below_the_panel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal too short for the action panel, its last buttons are
+    reported (the app's "make the window bigger" notice switched off, so the
+    table is drawn cut off for the check to find)."""
+    monkeypatch.setattr(TulipsApp, "VERTICAL_BREAKPOINTS", [])
     async with running(fakes.mid_game(), size=(80, 18)) as (app, _, _):
         problems = list(cut_off(app))
     assert any("cut off at the bottom" in problem for problem in problems), problems

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.toosmall import TooSmall
 
 __all__ = ["LobbyScreen"]
 
@@ -38,7 +39,10 @@ _COLUMNS = ("lobby.name", "lobby.status", "lobby.players", "lobby.host", "lobby.
 
 
 def _cells(row: LobbyRow) -> tuple[Text, ...]:
-    status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
+    if row.status == "open" and row.full:  # every seat taken: only the host's start to come
+        status = Text(t("status.full"), style="bold yellow")
+    else:
+        status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
     if row.status == "open" and row.free:
         status.append(" " + tn("lobby.free", row.free, count=row.free), style="green")
     marks = [t("lobby.code_yes")] if row.code else []
@@ -91,6 +95,7 @@ class LobbyScreen(Screen[None]):
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
         yield KeyBar()
+        yield TooSmall()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
