@@ -58,11 +58,13 @@ class TulipsServer:
             storage = None
             if config.data_dir is not None:
                 storage = Storage(config.data_dir, synchronous=config.sync)
-            lobby = Lobby(config, storage=storage)
+            lobby = _new_lobby(config, storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
         self.started = time.monotonic()
         self._server: Server | None = None
+        #: servers on ``config.extra_ports`` (a cluster worker's own port)
+        self._extra: list[Server] = []
 
     @property
     def port(self) -> int:
@@ -73,19 +75,8 @@ class TulipsServer:
     async def start(self) -> None:
         """Listen, and log where in a line a person can read."""
         await self.lobby.open()
-        self._server = await serve(
-            self._handle,
-            self.config.host,
-            self.config.port,
-            process_request=self._http,
-            compression=None,  # LAN-sized frames: deflate costs more memory than it saves
-            max_size=wire.MAX_FRAME_BYTES,
-            max_queue=16,
-            ping_interval=self.config.ping_interval,
-            ping_timeout=self.config.ping_timeout,
-            open_timeout=self.config.hello_timeout,
-            server_header=None,
-        )
+        self._server = await self._listen(self.config.port)
+        self._extra = [await self._listen(port) for port in self.config.extra_ports]
         host = self.config.host
         shown = "every interface" if host in ("0.0.0.0", "::", "") else host
         log.info(
@@ -96,6 +87,22 @@ class TulipsServer:
             self.port,
         )
 
+    async def _listen(self, port: int) -> Server:
+        return await serve(
+            self._handle,
+            self.config.host,
+            port,
+            process_request=self._http,
+            compression=None,  # LAN-sized frames: deflate costs more memory than it saves
+            max_size=wire.MAX_FRAME_BYTES,
+            max_queue=16,
+            ping_interval=self.config.ping_interval,
+            ping_timeout=self.config.ping_timeout,
+            open_timeout=self.config.hello_timeout,
+            server_header=None,
+            reuse_port=self.config.reuse_port,
+        )
+
     async def stop(self) -> None:
         """Stop taking actions, tell every client the server is going away, let
         the disk store what was accepted (within ``config.stop_timeout``), and close."""
@@ -104,6 +111,8 @@ class TulipsServer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.stop_timeout
         self._server.close(close_connections=False)
+        for extra in self._extra:
+            extra.close(close_connections=False)
         self.lobby.halt()
         await asyncio.gather(
             *(
@@ -114,7 +123,8 @@ class TulipsServer:
         )
         with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
             async with asyncio.timeout_at(deadline):
-                await asyncio.shield(self._server.wait_closed())
+                servers = [self._server, *self._extra]
+                await asyncio.shield(asyncio.gather(*(s.wait_closed() for s in servers)))
         await self.lobby.close(max(0.0, deadline - loop.time()))
         self._server = None
 
@@ -135,7 +145,17 @@ class TulipsServer:
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
+            **self._cluster_health(),
         }
+
+    def _cluster_health(self) -> dict[str, Any]:
+        if self.config.cluster is None:
+            return {}
+        from .cluster.lobby import ClusterLobby
+
+        return (
+            {"cluster": self.lobby.cluster_health()} if isinstance(self.lobby, ClusterLobby) else {}
+        )
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?")[0] == "/healthz":
@@ -239,6 +259,16 @@ class TulipsServer:
             await self.lobby.dispatch(peer, message)
         if closing is not None:
             await closing
+
+
+def _new_lobby(config: ServerConfig, storage: Storage | None) -> Lobby:
+    """The one-process lobby or, with ``config.cluster``, a cluster node's
+    (imported only then: a single server never imports redis)."""
+    if config.cluster is None:
+        return Lobby(config, storage=storage)
+    from .cluster.lobby import ClusterLobby
+
+    return ClusterLobby(config, storage=storage)
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

@@ -14,12 +14,15 @@ import logging
 import math
 import resource
 import signal
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
 
 from .app import TulipsServer
+from .cluster import options as cluster_options
+from .cluster.workers import supervise
 from .config import ServerConfig
 from .storage import StorageError
 
@@ -135,11 +138,12 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         default=defaults.rate_limit,
         help="messages a second one connection may send",
     )
+    cluster_options.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    return ServerConfig(
+    config = ServerConfig(
         host=args.host,
         port=args.port,
         data_dir=None if args.no_storage else args.data_dir,
@@ -153,6 +157,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         stop_timeout=args.stop_timeout,
     )
+    return cluster_options.apply(parser, args, config)
 
 
 async def run(config: ServerConfig, setup: Setup | None = None) -> None:
@@ -191,6 +196,8 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
     before it starts (to install hooks: the fault-injecting test runner does)."""
     config = parse_args(argv)
+    if config.workers > 1 and config.worker is None:
+        return supervise(config, sys.argv[1:] if argv is None else argv)
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["Player", "Players", "hash_token"]
@@ -45,6 +46,9 @@ class Players:
 
     def __len__(self) -> int:
         return len(self._by_id)
+
+    def __iter__(self) -> Iterator[Player]:
+        return iter(list(self._by_id.values()))
 
     def new(self, name: str) -> tuple[Player, str]:
         """A new player and its secret token (shown once, to its owner)."""
