@@ -197,7 +197,7 @@ class Session:
                     continue
                 if isinstance(message, wire.Unknown):
                     continue  # PROTOCOL.md: ignore message types we do not know
-                if isinstance(message, wire.Error) and _redirect_url(message) and message.id is None:
+                if message.id is None and _redirect_url(message):
                     if self._follow_unasked(message):
                         return  # this connection is being left for the seat's node
                     continue
@@ -315,7 +315,7 @@ class Session:
 
     # -- cluster redirects ------------------------------------------------------------------
 
-    def _follow_unasked(self, message: wire.Error) -> bool:
+    def _follow_unasked(self, message: wire.ServerMessage) -> bool:
         """An unasked ``elsewhere`` after welcome: the seat being resumed is on
         another node. True if the session now moves there."""
         url = _redirect_url(message)

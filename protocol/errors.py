@@ -46,12 +46,14 @@ class ErrorCode(enum.StrEnum):
     MATCH_PAUSED = "match_paused"
     SEAT_TAKEN = "seat_taken"
     BAD_JOIN_CODE = "bad_join_code"
+    LOCKED_OUT = "locked_out"
     NOT_IN_MATCH = "not_in_match"
     NOT_HOST = "not_host"
     NOT_YOUR_TURN = "not_your_turn"
     ILLEGAL_ACTION = "illegal_action"
     RATE_LIMITED = "rate_limited"
     SERVER_FULL = "server_full"
+    TOO_MANY_MATCHES = "too_many_matches"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     ELSEWHERE = "elsewhere"
     NODE_UNAVAILABLE = "node_unavailable"
@@ -86,18 +88,26 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "match resumes when the operator has fixed the disk and restarted the server. Also `act` "
     "while the server shuts down (the connection is then closed with 1001).",
     ErrorCode.SEAT_TAKEN: "`join` of a seat someone (or a bot) holds, or of a full match.",
-    ErrorCode.BAD_JOIN_CODE: "`join` or `watch` of a match with a join code, without it "
-    "or with a wrong one.",
+    ErrorCode.BAD_JOIN_CODE: "`join`, `watch` or `replay` of a match with a join code, "
+    "without it or with a wrong one.",
+    ErrorCode.LOCKED_OUT: "`join`, `watch` or `replay` of a match after too many wrong join "
+    "codes for it from the client's address (by default 5, each within a minute of the "
+    "last): even the right code is refused until the lockout ends, by default a minute; "
+    "the message says how long.",
     ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync` or `chat` "
     "outside a match, or `act` or `play_again` by a spectator.",
     ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
     ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
     "actions; the match is unchanged.",
-    ErrorCode.RATE_LIMITED: "Too many requests too fast; the request was dropped. "
-    "A client that keeps on is closed with 4008.",
+    ErrorCode.RATE_LIMITED: "After `hello`: the connection sent more than its rate allows "
+    "(`welcome.limits`) and kept on; the server had slowed down reading it, and now closes it "
+    "with 4008. On `hello` without a token: the client's address has made too many new "
+    "identities lately; say `hello` with a token, or try again later.",
     ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
     "On `hello` the connection is closed.",
+    ErrorCode.TOO_MANY_MATCHES: "`create_match` by a player who already hosts the most "
+    "matches that have not started one player may host (by default 3).",
     ErrorCode.STORAGE_UNAVAILABLE: "The server cannot write to its disk now (full, or "
     "unwritable), and the request needs something stored: a `hello` without a token (a new "
     "identity; the connection is closed with 1013), or `start` (the match stays open). "
@@ -157,9 +167,10 @@ CLOSE_CODE_DOCS: dict[CloseCode, str] = {
     CloseCode.HELLO_TIMEOUT: "No `hello` was welcomed within `hello_timeout` seconds of "
     "connecting.",
     CloseCode.REPLACED: "The same identity said `hello` on another connection; the newer one wins.",
-    CloseCode.TOO_SLOW: "The client did not read what the server sent; too many messages "
-    "were waiting for it. Reconnect and `sync`.",
-    CloseCode.RATE_LIMITED: "The client kept sending after `rate_limited`.",
+    CloseCode.TOO_SLOW: "The client did not read what the server sent: what was waiting for "
+    "it grew past the server's budget for one client, or a write waited a minute. Reconnect "
+    "and `sync`.",
+    CloseCode.RATE_LIMITED: "After `rate_limited`: the client kept sending faster than its rate.",
     CloseCode.SERVER_FULL: "After `server_full` in answer to `hello`.",
 }
 

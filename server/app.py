@@ -2,16 +2,27 @@
 request to the lobby, which owns the rooms.
 
 One task per connection: hello under a timeout, then ``async for`` the
-frames — decode, rate-limit, dispatch — with one logged top-level ``except``
+frames — rate-limit, decode, dispatch — with one logged top-level ``except``
 that closes with 1011, and the player's seat released in ``finally``.
 ``GET /healthz`` on the same port answers a short JSON status.
+
+No one client can hurt the server: the handshake refuses web pages from
+origins the operator has not allowed (403) and an address's connections past
+its cap (429); every frame a connection sends, good or bad, spends a token of
+its own bucket, and a connection out of tokens is simply not read until it
+has one again, so each connection gets its fair share and a flooder is slowed
+by TCP itself; what is held for a client that does not read is bounded in
+bytes (:mod:`server.peer`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import ctypes
 import http
+import ipaddress
 import json
 import logging
 import os
@@ -27,17 +38,19 @@ from websockets.http11 import Request, Response
 import protocol as wire
 
 from .config import ServerConfig
-from .errors import error_for
+from .errors import error_for, refused
 from .lobby import Lobby
-from .peer import Peer
-from .ratelimit import TokenBucket
+from .peer import Peer, TulipsConnection, client_address
+from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 
-__all__ = ["TulipsServer", "memory_bytes"]
+__all__ = ["TulipsServer", "memory_bytes", "release_memory"]
 
 log = logging.getLogger("server")
 
-_RATE_LIMITED = wire.ProtocolError(wire.ErrorCode.RATE_LIMITED, "too many messages; slow down")
+_FLOODING = wire.ProtocolError(
+    wire.ErrorCode.RATE_LIMITED, "too many messages for too long; closing the connection"
+)
 
 
 def memory_bytes() -> int:
@@ -47,6 +60,31 @@ def memory_bytes() -> int:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):  # not Linux: the peak is the best we have
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _find_malloc_trim() -> Any:
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+_MALLOC_TRIM = _find_malloc_trim()
+#: Seconds between two rounds of forgetting unused players.
+_HOUSEKEEPING_SECONDS = 3600.0
+#: Bytes a closed connection must have held for its memory to be worth handing back.
+_WORTH_RELEASING = 64 * 1024
+
+
+def release_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``).
+
+    glibc keeps the heap it grew for a burst of large buffers — clients that
+    stopped reading, each held to its budget — until told to give it back;
+    elsewhere this does nothing.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 class TulipsServer:
@@ -61,8 +99,14 @@ class TulipsServer:
             lobby = _new_lobby(config, storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
+        #: connections past the handshake's checks whose socket is still open, by address
+        self.addresses: collections.Counter[str] = collections.Counter()
         self.started = time.monotonic()
         self._server: Server | None = None
+        self._release: asyncio.TimerHandle | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
+        per_minute = config.new_players_per_minute
+        self._new_players = KeyedBuckets(per_minute / 60, max(1, int(per_minute)))
         #: servers on ``config.extra_ports`` (a cluster worker's own port)
         self._extra: list[Server] = []
 
@@ -75,6 +119,7 @@ class TulipsServer:
     async def start(self) -> None:
         """Listen, and log where in a line a person can read."""
         await self.lobby.open()
+        self._housekeeping = asyncio.get_running_loop().create_task(self._forget_players())
         self._server = await self._listen(self.config.port)
         self._extra = [await self._listen(port) for port in self.config.extra_ports]
         host = self.config.host
@@ -95,7 +140,11 @@ class TulipsServer:
             process_request=self._http,
             compression=None,  # LAN-sized frames: deflate costs more memory than it saves
             max_size=wire.MAX_FRAME_BYTES,
-            max_queue=16,
+            # Frames read ahead of the one being handled: a client held back by its
+            # rate limit fills these, then TCP stops it (at most 4 x 64 KiB each).
+            max_queue=4,
+            close_timeout=self.config.close_timeout,
+            create_connection=TulipsConnection,
             ping_interval=self.config.ping_interval,
             ping_timeout=self.config.ping_timeout,
             open_timeout=self.config.hello_timeout,
@@ -125,8 +174,23 @@ class TulipsServer:
             async with asyncio.timeout_at(deadline):
                 servers = [self._server, *self._extra]
                 await asyncio.shield(asyncio.gather(*(s.wait_closed() for s in servers)))
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            self._housekeeping = None
         await self.lobby.close(max(0.0, deadline - loop.time()))
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
         self._server = None
+
+    async def _forget_players(self) -> None:
+        """Every hour, forget the players unused for ``forget_players_after``."""
+        while True:
+            try:
+                await self.lobby.forget_players(time.time() - self.config.forget_players_after)
+            except Exception:  # storage trouble: try again next time
+                log.exception("could not forget unused players")
+            await asyncio.sleep(_HOUSEKEEPING_SECONDS)
 
     async def serve_forever(self) -> None:
         """Serve until cancelled."""
@@ -142,6 +206,7 @@ class TulipsServer:
             "matches": len(self.lobby.rooms),
             "running": self.lobby.running_count(),
             "connections": len(self.peers),
+            "outbound_bytes": sum(peer.held for peer in self.peers),
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
@@ -169,14 +234,61 @@ class TulipsServer:
                 http.HTTPStatus.NOT_FOUND,
                 "Gift of Tulips: use a WebSocket client, or GET /healthz\n",
             )
-        if len(self.peers) >= self.config.max_connections:
-            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
+        refusal = self._refusal(connection, request)
+        if refusal is not None:
+            return refusal
+        self._admit(connection)
         return None
+
+    def _refusal(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Why this WebSocket handshake is refused, as an HTTP response; None to accept."""
+        origins = request.headers.get_all("Origin")
+        if origins and (len(origins) > 1 or not self._origin_allowed(origins[0])):
+            log.info("refused a web page's connection from origin %r", origins[0][:100])
+            return connection.respond(
+                http.HTTPStatus.FORBIDDEN,
+                "this server does not take connections from this web page "
+                "(its operator can allow it with --allow-origin)\n",
+            )
+        if self.addresses.total() >= self.config.max_connections:
+            return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
+        address = client_address(connection)
+        if self.addresses[address] >= self.config.max_connections_per_address and (
+            self.config.limit_loopback or not _is_loopback(address)
+        ):
+            log.warning("refused a connection from %s: it holds too many already", address)
+            return connection.respond(
+                http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+            )
+        return None
+
+    def _origin_allowed(self, origin: str) -> bool:
+        allowed = self.config.allowed_origins
+        return "*" in allowed or _origin_key(origin) in {_origin_key(o) for o in allowed}
+
+    def _admit(self, connection: ServerConnection) -> None:
+        """Count the connection against its address until its socket closes."""
+        address = client_address(connection)
+        self.addresses[address] += 1
+
+        def release(_: object) -> None:
+            self.addresses[address] -= 1
+            if self.addresses[address] <= 0:
+                del self.addresses[address]
+
+        # Set once, when the socket is gone: whether the handshake then succeeds or not.
+        connection.connection_lost_waiter.add_done_callback(release)
 
     # -- WebSocket ----------------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
-        peer = Peer(connection, self.config.max_outbox)
+        config = self.config
+        peer = Peer(
+            connection,
+            config.max_outbox_bytes,
+            write_timeout=config.write_timeout,
+            close_timeout=config.close_timeout,
+        )
         self.peers.add(peer)
         try:
             if await self._hello(peer):
@@ -185,11 +297,21 @@ class TulipsServer:
             pass
         except Exception:
             log.exception("connection %r failed", peer)
-            await connection.close(wire.CloseCode.INTERNAL_ERROR, "internal error")
+            peer.close(wire.CloseCode.INTERNAL_ERROR, "internal error")
         finally:
             self.peers.discard(peer)
             self.lobby.disconnect(peer)
+            if peer.player is not None:
+                peer.player.last_seen = time.time()
             peer.stop()
+            await peer.finish()  # bounded: a client that never reads is cut off
+            if peer.peak > _WORTH_RELEASING and self._release is None:
+                self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
+
+    def _release_memory(self) -> None:
+        """A while after clients that held large buffers left (once for a whole wave)."""
+        self._release = None
+        release_memory()
 
     async def _hello(self, peer: Peer) -> bool:
         """Read frames until a hello is welcomed. Every other frame is answered
@@ -202,7 +324,7 @@ class TulipsServer:
                 async with asyncio.timeout_at(deadline):
                     frame = await peer.connection.recv()
             except TimeoutError:
-                await peer.connection.close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
+                await peer.flush_and_close(wire.CloseCode.HELLO_TIMEOUT, "no hello in time")
                 return False
             message: wire.ClientMessage | None = None
             try:
@@ -210,6 +332,7 @@ class TulipsServer:
                 if not isinstance(message, wire.Hello):
                     raise wire.ProtocolError(wire.ErrorCode.NOT_WELCOME, "say hello first")
                 version = wire.negotiate_version(message)
+                self._check_new_player(peer, message)
                 answer = await self.lobby.hello(peer, message, version)
             except wire.ProtocolError as exc:  # the answer repeats the request's id, if read
                 bad += 1
@@ -218,47 +341,65 @@ class TulipsServer:
                 if code is None and bad >= self.config.max_bad_frames:
                     code = wire.CloseCode.PROTOCOL_VIOLATION
                 if code is not None:
-                    await peer.flush_and_close(code, _close_reason(exc.message))
+                    await peer.flush_and_close(code, exc.message)  # cut to fit by the peer
                     return False
                 continue
             peer.send(wire.encode(answer))
             self.lobby.after_welcome(peer)
             return True
 
+    def _check_new_player(self, peer: Peer, hello: wire.Hello) -> None:
+        """A hello without a token makes an identity: only so many per address."""
+        if hello.token is not None:
+            return
+        if not self.config.limit_loopback and _is_loopback(peer.address):
+            return
+        if not self._new_players.take(peer.address):
+            raise refused(
+                wire.ErrorCode.RATE_LIMITED,
+                "this address has made too many new players; "
+                "say hello with your token, or try again in a minute",
+            )
+
     async def _serve(self, peer: Peer) -> None:
-        bucket = TokenBucket(self.config.rate_limit, self.config.rate_burst)
+        pacer = Pacer(self.config.rate_limit, self.config.rate_burst)
         bad = 0
-        closing: asyncio.Task[None] | None = None
         async for frame in peer.connection:
-            # Frames already received are handed over without a pause: yield, so the
-            # writer drains this client's answers and other connections get their turn.
-            await asyncio.sleep(0)
-            if closing is not None:
-                # Closing: read on and drop what comes, or a flooder's unread frames
-                # would stall the close handshake (returning would close with 1000).
-                continue
-            if not bucket.take():
-                peer.send(wire.encode(error_for(_RATE_LIMITED)))
-                if bucket.overdrawn():
-                    closing = asyncio.create_task(
-                        peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
-                    )
-                continue
+            if peer.closing:  # being closed (replaced, too slow): what it sends is moot
+                return
+            peer.received += 1
+            if not await pacer.admit():  # every frame counts, good or bad
+                peer.send(wire.encode(error_for(_FLOODING)))
+                # Read no more: parsing the backlog of a flood to find its close
+                # frame would cost more than letting the close time out.
+                await peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
+                return
             try:
                 message = wire.decode_client_message(_as_bytes(frame))
             except wire.ProtocolError as exc:
                 bad += 1
                 peer.send(wire.encode(error_for(exc)))
-                code, reason = wire.close_code_for(exc), _close_reason(exc.message)
+                code, reason = wire.close_code_for(exc), exc.message
                 if code is None and bad >= self.config.max_bad_frames:
                     code, reason = wire.CloseCode.PROTOCOL_VIOLATION, "too many bad messages"
                 if code is not None:  # unsupported_version closes at once (4001)
-                    closing = asyncio.create_task(peer.flush_and_close(code, reason))
+                    await peer.flush_and_close(code, reason)
+                    return
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-        if closing is not None:
-            await closing
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def _origin_key(origin: str) -> str:
+    """An origin as compared: scheme and host are case-insensitive, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
 
 
 def _new_lobby(config: ServerConfig, storage: Storage | None) -> Lobby:
@@ -277,8 +418,3 @@ def _as_bytes(frame: str | bytes) -> bytes:
             wire.ErrorCode.BAD_FRAME, "frames are binary MessagePack, not text"
         )
     return frame
-
-
-def _close_reason(text: str) -> str:
-    """``text`` cut to fit a close frame's reason (123 bytes of UTF-8)."""
-    return text.encode()[:123].decode(errors="ignore")

@@ -1,8 +1,9 @@
 """tulips-server (also python -m server): run a Gift of Tulips server for the LAN.
 
 Players connect to ws://HOST:PORT with "tulips connect" or any client that
-speaks PROTOCOL.md; GET /healthz answers a short JSON status. Ctrl-C or
-SIGTERM stops it cleanly.
+speaks PROTOCOL.md; GET /healthz answers a short JSON status. With --web,
+browsers on the LAN play at http://HOST:WEBPORT too, nothing to install.
+Ctrl-C or SIGTERM stops it cleanly.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import math
 import resource
 import signal
 import sys
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
@@ -26,10 +29,20 @@ from .cluster.workers import supervise
 from .config import ServerConfig
 from .storage import StorageError
 
+if TYPE_CHECKING:
+    from .web import WebFront
+
 __all__ = ["Setup", "main", "parse_args", "run"]
 
 #: Called with the server before it starts.
 Setup = Callable[[TulipsServer], None]
+
+#: ``--web`` without a port: the one after the game's default port.
+WEB_PORT = 8766
+
+
+class WebUnavailable(Exception):
+    """``--web`` was asked for, but the browser front cannot start."""
 
 
 def _number(text: str, kind: type[int] | type[float]) -> float:
@@ -66,6 +79,24 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
+
+
+def _days(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of days, more than 0, got {text}")
+    return value
+
+
+def _origin(text: str) -> str:
+    if text == "*":
+        return text
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(
+            f"an origin is * or http(s)://host[:port], as a browser sends it; got {text!r}"
+        )
+    return text
 
 
 def parse_args(argv: list[str] | None = None) -> ServerConfig:
@@ -133,10 +164,71 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         " already accepted; one not stored by then was never acknowledged",
     )
     parser.add_argument(
+        "--web",
+        type=_port,
+        nargs="?",
+        const=WEB_PORT,
+        default=None,
+        metavar="PORT",
+        help=f"also serve the game to browsers on PORT (default {WEB_PORT}): each tab"
+        " runs the terminal client as its own player (needs the [web] extra)",
+    )
+    parser.add_argument(
+        "--web-max-sessions",
+        type=_positive_int,
+        default=defaults.web_max_sessions,
+        metavar="N",
+        help="browser tabs playing at once; each is a client process (default: %(default)s)",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
-        help="messages a second one connection may send",
+        help="frames a second one connection may send, in bursts of up to twice that; "
+        "every frame counts, good or bad. Past it the server reads that connection more "
+        "slowly; one that keeps on is closed (4008)",
+    )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=_positive_int,
+        default=defaults.max_connections_per_address,
+        metavar="N",
+        help="connections one address may hold at once; more are refused with HTTP 429 "
+        "(default: %(default)s). Loopback (127.0.0.1, ::1) is not limited, so that "
+        "tulips-loadtest can run on the server's own machine",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        type=_origin,
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a web page origin allowed to connect, e.g. http://tulips.lan:8080 (repeat "
+        "for more; * allows every page). Browsers send their page's origin: any other is "
+        "refused with HTTP 403. Programs that send no Origin are never refused",
+    )
+    parser.add_argument(
+        "--new-players-per-minute",
+        type=_rate,
+        default=defaults.new_players_per_minute,
+        metavar="N",
+        help="new identities (hello without a token) one address may make a minute "
+        "(default: %(default)s); loopback is not limited",
+    )
+    parser.add_argument(
+        "--forget-players-after",
+        type=_days,
+        default=defaults.forget_players_after / 86400,
+        metavar="DAYS",
+        help="forget a player who has not connected for this many days and whom no kept "
+        "match names; their token stops working (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-open-matches-per-player",
+        type=_positive_int,
+        default=defaults.max_open_matches_per_player,
+        metavar="N",
+        help="matches that have not started one player may host at once (default: %(default)s)",
     )
     cluster_options.add_arguments(parser)
     args = parser.parse_args(argv)
@@ -155,7 +247,14 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
+        max_connections_per_address=args.max_connections_per_address,
+        allowed_origins=tuple(args.allow_origin),
+        new_players_per_minute=args.new_players_per_minute,
+        forget_players_after=args.forget_players_after * 86400,
+        max_open_matches_per_player=args.max_open_matches_per_player,
         stop_timeout=args.stop_timeout,
+        web_port=args.web,
+        web_max_sessions=args.web_max_sessions,
     )
     return cluster_options.apply(parser, args, config)
 
@@ -166,13 +265,40 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
     if setup is not None:
         setup(server)
     await server.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    logging.getLogger("server").info("shutting down")
-    await server.stop()
+    web = None
+    try:
+        if config.web_port is not None:
+            web = await _start_web(config, server.port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        logging.getLogger("server").info("shutting down")
+    finally:
+        if web is not None:  # browser players first: their clients leave the game server
+            await web.stop()
+        await server.stop()
+
+
+async def _start_web(config: ServerConfig, game_port: int) -> WebFront:
+    """Start the browser front next to the game server on ``game_port``."""
+    try:
+        from .web import WebError, WebFront  # aiohttp and textual-serve: only with --web
+    except ModuleNotFoundError as exc:
+        raise WebUnavailable(f"--web needs {exc.name}: pip install 'gift-of-tulips[web]'") from None
+    assert config.web_port is not None
+    web = WebFront(
+        host=config.host,
+        port=config.web_port,
+        game_port=game_port,
+        max_sessions=config.web_max_sessions,
+    )
+    try:
+        await web.start()
+    except WebError as exc:
+        raise WebUnavailable(str(exc)) from None
+    return web
 
 
 def tune_gc() -> None:
@@ -202,7 +328,7 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     tune_gc()
     try:
         asyncio.run(run(config, setup))
-    except StorageError as exc:
+    except (StorageError, WebUnavailable) as exc:
         logging.getLogger("server").error("%s", exc)
         return 1
     except OSError as exc:

@@ -1,8 +1,13 @@
-"""The server's settings, with the defaults a LAN host wants."""
+"""The server's settings, with the defaults a LAN host wants.
+
+Every limit that keeps one client from hurting the others lives here, with
+the reason for its default: a family's laptops never come near them, while a
+runaway or hostile client on the same network is slowed, refused or closed.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import protocol as wire
@@ -24,6 +29,17 @@ class ServerConfig:
     name: str = "tulips-server"
     max_matches: int = 1000
     max_connections: int = 5000
+    #: connections one address may hold at once (refused with HTTP 429 beyond it);
+    #: a household's laptops each have their own address and hold one or two
+    max_connections_per_address: int = 64
+    #: whether the per-address limits (connections, new identities) also apply to
+    #: loopback; off, so tests and ``tulips-loadtest`` on the server's own machine
+    #: can open thousands of connections from 127.0.0.1
+    limit_loopback: bool = False
+    #: web page origins allowed to connect (``Origin`` header); "*" allows every
+    #: page. Clients that send no ``Origin`` (every non-browser client) are never
+    #: refused; a browser page not listed here gets HTTP 403.
+    allowed_origins: tuple[str, ...] = field(default_factory=tuple)
     #: seconds a hello may take before the connection is closed
     hello_timeout: float = 10.0
     #: seconds a seat's player may be gone before a bot plays for them
@@ -35,15 +51,40 @@ class ServerConfig:
     #: websockets keep-alive: ping every ``ping_interval`` s, drop after ``ping_timeout`` s
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
-    #: frames one connection may send per second (burst allowed up to ``rate_burst``)
+    #: seconds the server waits for a client to answer its close before dropping it
+    close_timeout: float = 5.0
+    #: frames one connection may send per second, with bursts of up to ``rate_burst``;
+    #: every frame counts, good or bad. Beyond it the server reads the connection's
+    #: frames only as fast as its rate allows (TCP slows the sender down); one that
+    #: has ``rate_burst`` frames held back since its bucket was last half full is
+    #: closed with 4008.
     rate_limit: float = 50.0
     rate_burst: int = 100
-    #: bad frames a connection may send before it is closed
+    #: bad frames a connection may send in a row before it is closed
     max_bad_frames: int = 20
-    #: frames queued for a client that does not read before it is dropped
-    max_outbox: int = 1000
+    #: bytes the server holds for one client — its queued frames plus what the
+    #: socket has not taken yet — before it closes it with 4005 (TOO_SLOW). A client
+    #: that reads keeps next to nothing here (the kernel takes what it is sent);
+    #: 128 KiB is two of the largest frames, and a hundred clients that stop reading
+    #: cost the server about 20 MiB (``python -m server.bench``).
+    max_outbox_bytes: int = 128 * 1024
+    #: seconds a write to a client may wait for it to read before it is closed (4005)
+    write_timeout: float = 60.0
     #: finished matches kept in memory and listed in the lobby
     keep_finished: int = 50
+    #: new identities (``hello`` without a token) one address may make a minute, in
+    #: bursts of as many; beyond it hello is answered ``rate_limited``. A household
+    #: makes one per device and person, once.
+    new_players_per_minute: float = 20.0
+    #: seconds after which a player who has not connected since, and whom no kept
+    #: match names, is forgotten (in memory and on disk); 30 days
+    forget_players_after: float = 30 * 86400.0
+    #: wrong join codes one address may try on one match before it is locked out
+    join_code_tries: int = 5
+    #: seconds an address is locked out of a match after too many wrong join codes
+    join_code_lockout: float = 60.0
+    #: open matches one player may host at once (``too_many_matches`` beyond it)
+    max_open_matches_per_player: int = 3
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
     #: the cluster's Redis (``redis://HOST:6379/0``); None: one process, no Redis
@@ -62,6 +103,10 @@ class ServerConfig:
     extra_ports: tuple[int, ...] = ()
     #: listen with SO_REUSEPORT, so several processes share ``port``
     reuse_port: bool = False
+    #: ``--web``: the port that serves the terminal client to browsers; None: no browsers
+    web_port: int | None = None
+    #: browser sessions at once (each runs one client process)
+    web_max_sessions: int = 8
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""

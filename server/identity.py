@@ -3,6 +3,11 @@
 A player is who a connection says it is after hello: a fresh identity, or an
 old one proved with its resume token. Only a SHA-256 hash of each token is
 kept, so a leaked player table does not let anyone act for a seat.
+
+Identities are not kept for ever: :meth:`Players.forget` drops the players
+who have not connected for a long time (``--forget-players-after``) and whom
+no match still names, so a client making identities in a loop leaves nothing
+lasting behind.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterator
+import time
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["Player", "Players", "hash_token"]
@@ -30,6 +36,8 @@ class Player:
     token_hash: str
     #: live connections of this player (a reconnect may overlap the old one)
     connections: set[object] = field(default_factory=set)
+    #: when the player was last connected (time.time()); for forgetting the unused
+    last_seen: float = field(default_factory=time.time)
 
     @property
     def connected(self) -> bool:
@@ -78,3 +86,16 @@ class Players:
     def get(self, player_id: str) -> Player | None:
         """The player with this id, if known."""
         return self._by_id.get(player_id)
+
+    def forget(self, before: float, keep: Container[str] = ()) -> list[Player]:
+        """Forget every player not connected since ``before`` and not in ``keep``
+        (ids of players a match still names); returns the forgotten."""
+        gone = [
+            player
+            for player in self._by_id.values()
+            if not player.connections and player.last_seen < before and player.id not in keep
+        ]
+        for player in gone:
+            del self._by_id[player.id]
+            del self._by_token[player.token_hash]
+        return gone

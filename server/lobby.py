@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players
 from .peer import Peer
+from .ratelimit import Lockout
 from .room import Announce, MatchFactory, Room, RoomServices, RoomStatus, SeatSlot, deal_match
 from .settings import MatchSettings
 from .storage import Storage, StorageError
@@ -77,9 +79,12 @@ class Lobby:
         self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
         #: peers that asked for the match list; those in no room get every update
         self._browsers: set[Peer] = set()
+        #: wrong join codes, by (address, match)
+        self._code_tries = Lockout(config.join_code_tries, config.join_code_lockout)
         self.services = RoomServices(
             thinker=self.thinker,
             on_change=self.room_changed,
+            on_abandoned=self._abandoned,
             match_factory=match_factory,
             grace_period=config.grace_period,
             bot_delay=config.bot_delay,
@@ -99,6 +104,10 @@ class Lobby:
         finished = self.storage.matches(["finished"], limit=self.config.keep_finished)
         live = self.storage.matches(["open", "running"])
         for row in [*reversed(finished), *reversed(live)]:
+            if row.status == "open" and not any(seat.get("player") for seat in row.seats):
+                # nobody holds a seat in it: nobody is coming back to it
+                self.storage.forget_open_match(row.id).add_done_callback(_log_failure)
+                continue
             try:
                 room = persist.restore_room(row, self.storage, self.players, self.services)
             except (StorageError, EngineError, RecordError, ValueError, KeyError) as exc:
@@ -107,7 +116,7 @@ class Lobby:
                 )
                 continue
             self.rooms[room.id] = room
-        for room in self.rooms.values():
+        for room in list(self.rooms.values()):  # an open one may go at once
             room.resume()
         log.info(
             "storage %s: %d players, %d matches (%d running) restored",
@@ -129,6 +138,28 @@ class Lobby:
         self.halt()
         if self.storage is not None:
             await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
+
+    async def forget_players(self, before: float) -> int:
+        """Forget the players not connected since ``before`` whom no match here
+        names (host or seat), on disk too; how many were forgotten."""
+        named = {room.host.id for room in self.rooms.values()}
+        for room in self.rooms.values():
+            named.update(slot.player.id for slot in room.seats if slot.player is not None)
+        gone = self.players.forget(before, named)
+        if gone:
+            log.info("forgot %d players who have not connected for a long time", len(gone))
+            if self.storage is not None:
+                await self.storage.forget_players([player.id for player in gone])
+        return len(gone)
+
+    def _abandoned(self, room: Room) -> None:
+        """An open match nobody is in any more goes away, and is not restored."""
+        if self.rooms.get(room.id) is not room:
+            return
+        del self.rooms[room.id]
+        room.close()
+        if self.storage is not None:
+            self.storage.forget_open_match(room.id).add_done_callback(_log_failure)
 
     def running_count(self) -> int:
         """Matches being played now."""
@@ -249,6 +280,22 @@ class Lobby:
             raise refused(ErrorCode.NOT_IN_MATCH, "join or watch a match first")
         return peer.room
 
+    def _check_code(self, peer: Peer, room: Room, code: str | None) -> None:
+        """Raise unless ``code`` opens ``room``; an address that keeps guessing
+        wrong is locked out of that match for a while."""
+        key = (peer.address, room.id)
+        wait = self._code_tries.locked(key)
+        if wait > 0:
+            raise refused(
+                ErrorCode.LOCKED_OUT,
+                f"too many wrong join codes for match {room.id}; try again in {math.ceil(wait)} s",
+            )
+        try:
+            room.check_code(code)
+        except wire.ProtocolError:
+            self._code_tries.failed(key)
+            raise
+
     def _find(self, match_id: str) -> Room:
         room = self.rooms.get(match_id)
         if room is None:
@@ -308,6 +355,17 @@ class Lobby:
             self.config.max_matches
         ):
             raise refused(ErrorCode.SERVER_FULL, "this server hosts its maximum of matches")
+        hosted = [
+            room
+            for room in self.rooms.values()
+            if room.host is player and room.status is RoomStatus.OPEN and room is not peer.room
+        ]
+        if len(hosted) >= self.config.max_open_matches_per_player:
+            raise refused(
+                ErrorCode.TOO_MANY_MATCHES,
+                f"you already host {len(hosted)} matches that have not started; "
+                "start one, or leave them, first",
+            )
         ruleset_name = message.ruleset or "standard"
         ruleset = self.rulesets.get(ruleset_name)
         if ruleset is None:
@@ -384,7 +442,7 @@ class Lobby:
         if room.seat_of(player) is None:  # refused before leaving the current match
             if room.status is not RoomStatus.OPEN:
                 raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {room.id} has already started")
-            room.check_code(message.join_code)
+            self._check_code(peer, room, message.join_code)
         self._move(peer, room)
         seat = room.join(player, peer, message.seat, message.join_code)
         return self._joined(peer, room, seat, message.id)
@@ -392,7 +450,7 @@ class Lobby:
     def watch(self, peer: Peer, message: wire.Watch) -> Reply:
         """Watch a match as a spectator: public information only (R24)."""
         room = self._find(message.match)
-        room.check_code(message.join_code)
+        self._check_code(peer, room, message.join_code)
         self._move(peer, room)
         room.watch(peer, message.join_code)
         return self._joined(peer, room, None, message.id)
@@ -491,7 +549,7 @@ class Lobby:
         room = self._find(message.match)
         seat = room.seat_of(self._player(peer))
         if seat is None:
-            room.check_code(message.join_code)
+            self._check_code(peer, room, message.join_code)
         start = message.from_seq - 1
         page = room.log[start : start + MAX_REPLAY_EVENTS]
         more = start + len(page) < len(room.log)

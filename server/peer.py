@@ -1,10 +1,20 @@
 """One connected client, as the server holds it: who it is, where it sits,
-and a bounded queue of frames on their way to it.
+and a byte budget for what is on its way to it.
 
 Rooms never await a client: :meth:`Peer.send` queues a frame and returns, and
-one writer task per connection drains the queue. A client that stops reading
-lets its queue grow to ``max_outbox`` frames and is then dropped, so it can
-neither block a match nor hold the server's memory.
+one writer task per connection drains the queue into the socket.
+
+Invariant: the bytes held for one client — frames in its queue plus what the
+transport has not yet handed to the kernel — stay within ``budget`` (one frame
+is always let through, however large). A client that stops reading is closed
+with 4005 (TOO_SLOW) as soon as one more frame would break the budget, or when
+a write has waited ``write_timeout`` seconds for it, and everything held for
+it is dropped. Pongs, which websockets writes on its own, are checked after
+every read (:class:`TulipsConnection`), so a client that pings and never reads
+is held to the same budget (give or take a 4 KiB read or two), and cut off if it carries
+on once told to go. Every close goes through :meth:`Peer.close` or
+:meth:`Peer.flush_and_close`, which cut the reason to what a close frame
+holds and give up on a client that does not answer within ``close_timeout``.
 """
 
 from __future__ import annotations
@@ -12,11 +22,15 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import logging
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import CloseCode
 
@@ -25,47 +39,165 @@ from .identity import Player
 if TYPE_CHECKING:
     from .room import Room
 
-__all__ = ["Peer"]
+__all__ = ["MAX_CLOSE_REASON_BYTES", "Peer", "TulipsConnection", "client_address", "close_reason"]
 
 log = logging.getLogger(__name__)
+
+#: RFC 6455 §5.5: a control frame's payload is at most 125 bytes, two of them the code.
+MAX_CLOSE_REASON_BYTES = 123
+#: Frames written to the socket in one go: a few largest frames, not the whole queue.
+_BATCH_BYTES = 64 * 1024
+
+
+def close_reason(text: str) -> str:
+    """``text`` cut to fit a close frame: at most 123 bytes of UTF-8, never
+    splitting a character (whatever a client typed into a name or a field)."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= MAX_CLOSE_REASON_BYTES:
+        return text
+    cut = data[: MAX_CLOSE_REASON_BYTES - 3]  # room for "…" (3 bytes)
+    return cut.decode("utf-8", "ignore") + "…"
+
+
+def client_address(connection: ServerConnection) -> str:
+    """The client's IP address, as the per-address limits count it (an
+    IPv4-mapped IPv6 address is written as IPv4)."""
+    remote = connection.remote_address
+    host = str(remote[0]) if remote else "?"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+class TulipsConnection(ServerConnection):
+    """websockets' server connection, reading little at a time and telling its
+    :class:`Peer` after each read.
+
+    websockets parses every frame of a read at once, however many, and only
+    then stops reading (``max_queue``): reads of asyncio's default 256 KiB could
+    turn into 40,000 tiny frames waiting for a flooder's rate limit. Reads of
+    ``READ_BYTES`` keep that to a few hundred. And websockets answers every
+    ping with a pong by itself, from inside ``data_received``: without the hook,
+    a client that pings and never reads could grow the server's write buffer
+    without any :meth:`Peer.send`.
+    """
+
+    #: Bytes taken from the socket per read (client frames are small).
+    READ_BYTES = 4096
+
+    #: called after each chunk of bytes the client sent has been taken in
+    on_data: Callable[[], None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Set up as websockets does, then read in small pieces."""
+        super().connection_made(transport)
+        if hasattr(transport, "max_size"):  # asyncio's selector transports' read size
+            transport.max_size = self.READ_BYTES
+
+    def data_received(self, data: bytes) -> None:
+        """Take the client's bytes in, then let the peer check its budget."""
+        super().data_received(data)
+        if self.on_data is not None:
+            self.on_data()
 
 
 class Peer:
     """A WebSocket connection with its player, its room and its outbound queue."""
 
-    def __init__(self, connection: ServerConnection, max_outbox: int) -> None:
+    def __init__(
+        self,
+        connection: ServerConnection,
+        budget: int,
+        *,
+        write_timeout: float = 60.0,
+        close_timeout: float = 5.0,
+    ) -> None:
         self.connection = connection
+        #: the client's IP address (see :func:`client_address`)
+        self.address = client_address(connection)
         self.player: Player | None = None
         self.room: Room | None = None
-        self._max_outbox = max_outbox
+        self.budget = budget
+        #: the most bytes ever held for this client at once
+        self.peak = 0
+        #: frames of this client the server has read and acted on since hello
+        self.received = 0
+        self.opened = time.monotonic()
+        self._write_timeout = write_timeout
+        self._close_timeout = close_timeout
         self._queue: collections.deque[bytes] = collections.deque()
+        self._queued = 0  # bytes in _queue
         self._wake = asyncio.Event()
         self._closing = False
+        self._closer: asyncio.Task[None] | None = None
         self._writer = asyncio.get_running_loop().create_task(self._write_loop())
+        if isinstance(connection, TulipsConnection):
+            connection.on_data = self._check_budget
 
     def __repr__(self) -> str:
         who = self.player.name if self.player else "?"
         return f"<Peer {who} {self.connection.remote_address}>"
 
+    @property
+    def closing(self) -> bool:
+        """Whether the server has started to close this connection."""
+        return self._closing
+
+    @property
+    def held(self) -> int:
+        """Bytes held for this client now: queued, plus the transport's unsent buffer."""
+        return self._queued + self._unsent()
+
+    def _unsent(self) -> int:
+        transport = self.connection.transport
+        return 0 if transport is None else transport.get_write_buffer_size()
+
     def send(self, frame: bytes) -> None:
-        """Queue a frame; drop the client if it lets too many pile up."""
+        """Queue a frame; drop the client if holding it would break the budget."""
         if self._closing:
             return
-        if len(self._queue) >= self._max_outbox:
-            log.warning("%r does not read its frames; closing", self)
-            self.close(CloseCode.TOO_SLOW, "too many unread messages")
+        held = self.held + len(frame)
+        if held > self.budget and held > len(frame):  # one frame always fits
+            self._too_slow()
             return
         self._queue.append(frame)
+        self._queued += len(frame)
+        self.peak = max(self.peak, held)
         self._wake.set()
 
+    def _check_budget(self) -> None:
+        """After a read: the pongs websockets wrote may not break the budget either
+        (the pongs for one read's pings, under ``READ_BYTES``, can overshoot it)."""
+        held = self.held
+        self.peak = max(self.peak, held)
+        if held <= self.budget:
+            return
+        if self._closing:  # told to go, it still sends what it does not read: cut it off
+            self.connection.transport.abort()
+        else:
+            self._too_slow()
+
+    def _too_slow(self) -> None:
+        log.warning("%r does not read what it is sent; closing", self)
+        self.close(CloseCode.TOO_SLOW, "too many unread messages")
+
     def close(self, code: int, reason: str) -> None:
-        """Close the connection with a documented code, without waiting."""
+        """Close the connection with a documented code, without waiting.
+
+        What is still queued is dropped; the close frame goes after what the
+        transport already holds, and a client that does not answer within
+        ``close_timeout`` is cut off, which frees the rest.
+        """
         if self._closing:
             return
         self._closing = True
-        self._queue.clear()
+        self._drop_queue()
         self._wake.set()
-        asyncio.get_running_loop().create_task(self.connection.close(code, reason))
+        self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def flush_and_close(self, code: int, reason: str, timeout: float = 2.0) -> None:
         """Write what is queued (within ``timeout``), then close."""
@@ -73,30 +205,73 @@ class Peer:
         self._wake.set()
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(self._writer), timeout)
-        await self.connection.close(code, reason)
+        self._drop_queue()
+        await self._close(code, reason)
+
+    async def _close(self, code: int, reason: str) -> None:
+        """The close handshake, bounded: websockets waits for the socket to drain
+        before it times a close out, so a client that never reads would hold its
+        buffers for ever."""
+        try:
+            async with asyncio.timeout(self._close_timeout):
+                await self.connection.close(code, close_reason(reason))
+        except TimeoutError:
+            log.info("%r did not answer the close; dropping it", self)
+            self.connection.transport.abort()
+
+    async def finish(self) -> None:
+        """When the connection's task ends: see it closed, within ``close_timeout``.
+
+        websockets closes a connection whose handler returns, but waits for
+        the socket to drain first, without a timeout: a client that never reads
+        would keep its task and its buffers for ever.
+        """
+        if self._closer is not None:
+            await self._closer
+        elif self.connection.state is not State.CLOSED:
+            await self._close(CloseCode.NORMAL_CLOSURE, "")
+
+    def _drop_queue(self) -> None:
+        self._queue.clear()
+        self._queued = 0
 
     async def _write_loop(self) -> None:
         queue = self._queue
         connection = self.connection
-        batch_write = getattr(connection, "send_context", None)
         try:
             while True:
-                if batch_write is not None and len(queue) > 1:
-                    # Every queued frame in one write (one syscall), the way
-                    # websockets' send_context docstring shows user code writing.
-                    async with batch_write():
-                        while queue:
-                            connection.protocol.send_binary(queue.popleft())
                 while queue:
-                    await connection.send(queue.popleft())
+                    # A few frames per write (one syscall), the way websockets'
+                    # send_context docstring shows user code writing; then wait for
+                    # the socket to take them before writing more, so the queue —
+                    # not the transport — holds the rest, where the budget sees it.
+                    async with asyncio.timeout(self._write_timeout), connection.send_context():
+                        size = 0
+                        while queue and size < _BATCH_BYTES:
+                            frame = queue.popleft()
+                            self._queued -= len(frame)
+                            size += len(frame)
+                            connection.protocol.send_binary(frame)
                 if self._closing:
                     return
                 self._wake.clear()
                 await self._wake.wait()
         except ConnectionClosed:
-            queue.clear()
+            self._drop_queue()
+        except TimeoutError:
+            log.warning("%r has not read for %.0f s; closing", self, self._write_timeout)
+            self.close(CloseCode.TOO_SLOW, "stopped reading")
 
     def stop(self) -> None:
-        """Stop the writer (the connection is gone)."""
+        """Drop what is queued and let the writer end (the connection is going).
+
+        The writer is woken rather than cancelled: a cancelled task keeps its
+        traceback, and with it this peer, in a reference cycle until the next
+        full garbage collection; a writer still waiting for the socket ends when
+        :meth:`finish` has closed it.
+        """
         self._closing = True
-        self._writer.cancel()
+        self._drop_queue()
+        self._wake.set()
+        if isinstance(self.connection, TulipsConnection):
+            self.connection.on_data = None

@@ -111,6 +111,8 @@ class RoomServices:
     on_action: OnAction = _no_storage
     #: told after every change others should see (seats, status)
     on_change: Callable[[Room], None] = _unobserved
+    #: told when an open match has nobody in it any more: it should go away
+    on_abandoned: Callable[[Room], None] = _unobserved
     match_factory: MatchFactory = deal_match
     #: seconds a seat's player may be gone before a bot plays for them
     grace_period: float = 30.0
@@ -164,6 +166,7 @@ class Room:
         self._deadlines: dict[int, asyncio.TimerHandle] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._abandon: asyncio.TimerHandle | None = None
         self._closed = False  #: shutting down: no more actions, prompts, timers or bots
 
     def __repr__(self) -> str:
@@ -190,6 +193,9 @@ class Room:
             peer.room.exit(peer)
         self.members[peer] = seat
         peer.room = self
+        if self._abandon is not None:
+            self._abandon.cancel()
+            self._abandon = None
 
     def exit(self, peer: Peer) -> int | None:
         """``peer`` is no longer a member; returns the seat it held here."""
@@ -252,12 +258,14 @@ class Room:
         """A member's connection went away; start the grace period if it was the last."""
         seat = self.exit(peer)
         if seat is None:
+            self._check_abandoned()
             return
         if self.status is RoomStatus.RUNNING and not self.connected(seat):
             slot = self.seats[seat]
             loop = asyncio.get_running_loop()
             slot.grace = loop.call_later(self.services.grace_period, self._hand_to_bot, seat)
         self.on_change()
+        self._check_abandoned()
 
     def leave(self, player: Player) -> None:
         """``player`` leaves: an open seat is freed, a running one goes to a bot,
@@ -274,6 +282,24 @@ class Room:
                 if self.status is RoomStatus.RUNNING:
                     self._hand_to_bot(seat)
         self.on_change()
+        self._check_abandoned()
+
+    def _check_abandoned(self) -> None:
+        """An open match with nobody in it goes away: at once if no person holds
+        a seat, else once the grace period has passed without one coming back."""
+        if self.status is not RoomStatus.OPEN or self.members:
+            return
+        if not any(slot.kind == "human" for slot in self.seats):
+            self.services.on_abandoned(self)
+        elif self._abandon is None:
+            loop = asyncio.get_running_loop()
+            self._abandon = loop.call_later(self.services.grace_period, self._abandoned)
+
+    def _abandoned(self) -> None:
+        self._abandon = None
+        if self.status is RoomStatus.OPEN and not self.members:
+            log.info("match %s: open, and nobody came back to it; it goes", self.id)
+            self.services.on_abandoned(self)
 
     def connected(self, seat: int) -> bool:
         """Whether the seat's player has a connection in the room now."""
@@ -391,7 +417,10 @@ class Room:
             self.status = RoomStatus.FINISHED
 
     def resume(self) -> None:
-        """After a restart: absent players get their grace period, bots carry on."""
+        """After a restart: absent players get their grace period, bots carry on,
+        and an open match goes if none of its players comes back in time."""
+        if self.status is RoomStatus.OPEN:
+            self._check_abandoned()
         if self.status is not RoomStatus.RUNNING:
             return
         self._start_grace_periods()
@@ -549,6 +578,9 @@ class Room:
         """Stop timers, bots and stand-ins, and take no more actions (server shutdown)."""
         self._closed = True
         self._cancel_timers()
+        if self._abandon is not None:
+            self._abandon.cancel()
+            self._abandon = None
         if self._bot_task is not None:
             self._bot_task.cancel()
         for task in self._tasks:

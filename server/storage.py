@@ -451,6 +451,26 @@ class Storage:
             ]
         )
 
+    async def forget_players(self, ids: Sequence[str]) -> None:
+        """Delete these players, except any a stored match names (host or seat)."""
+        await self._write(
+            [
+                (
+                    "DELETE FROM players WHERE id = ? AND NOT EXISTS (SELECT 1 FROM matches"
+                    " WHERE host = ? OR instr(seats, ?) > 0)",
+                    (player_id, player_id, json.dumps(player_id)),
+                )
+                for player_id in ids
+            ]
+        )
+
+    def forget_open_match(self, match_id: str) -> asyncio.Future[None]:
+        """Delete a match that never started (it has no actions), after the writes
+        queued before it; a match that has started is left alone."""
+        return self._submit(
+            [("DELETE FROM matches WHERE id = ? AND status = 'open' AND seed IS NULL", (match_id,))]
+        )
+
     # -- reads (at start-up, and for replays) ------------------------------------------
 
     def _reader(self) -> sqlite3.Connection:

@@ -1,7 +1,7 @@
 """``tulips``: the terminal client's command line.
 
     tulips play [--players 4] [--strength medium] [--name Ana] [--lang de]
-    tulips connect ws://HOST:PORT [--name Ana] [--lang es]
+    tulips connect ws://HOST:PORT [--name Ana] [--lang es] [--identity-file PATH]
 
 ``play`` starts a local server (a subprocess on a free port) with bots in the
 other seats and opens the table; ``connect`` joins a server on the LAN. A bad
@@ -17,6 +17,7 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from .i18n import LANGUAGES, detect_language, set_language, t
@@ -99,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
     connect = commands.add_parser("connect", parents=[common], help=t("cli.help.connect"))
     connect.add_argument("url", type=websocket_url, help=t("cli.help.url"))
+    connect.add_argument(
+        "--identity-file", type=Path, default=None, metavar="PATH", help=t("cli.help.identity_file")
+    )
     return parser
 
 
@@ -136,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tulips: {why}", file=sys.stderr)
             return 1
         plan = Plan(name=name, url=args.url)
-    app = TulipsApp(plan, identity=IdentityStore(), handle_signals=True)
+    identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
+    app = TulipsApp(plan, identity=identity, handle_signals=True)
     try:
         app.run()
     finally:

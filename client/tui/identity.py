@@ -3,7 +3,9 @@
 A token is a password (PROTOCOL.md, "Resuming"): the file is written
 atomically, readable by its owner only, and a damaged file is treated as
 empty rather than as an error. By default it lives at
-``user_config_dir("gift-of-tulips")/identity.json``.
+``user_config_dir("gift-of-tulips")/identity.json``, which every player of
+that user shares; ``tulips connect --identity-file PATH`` gives a player a
+file of its own (``tulips-server --web`` gives one to each browser tab).
 """
 
 from __future__ import annotations

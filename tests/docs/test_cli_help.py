@@ -18,7 +18,10 @@ SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text(enco
     "project"
 ]["scripts"]
 #: ``python -m`` tools the README or PROTOCOL.md tell people to run.
-MODULE_TOOLS = {"python -m protocol.docs": "protocol.docs:main"}
+MODULE_TOOLS = {
+    "python -m protocol.docs": "protocol.docs:main",
+    "python -m server.web.measure": "server.web.measure:main",
+}
 
 #: Backticks (``code``, `code`), Sphinx roles (:func:), literal-block markers
 #: (::) and Markdown emphasis (**bold**).

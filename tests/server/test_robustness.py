@@ -82,13 +82,14 @@ async def wrong_field_type(running: Running, match_id: str) -> None:
 
 
 async def flood(running: Running, match_id: str) -> None:
-    """A flood of requests: rate_limited errors, then close 4008."""
+    """A flood of requests: read at the connection's rate, then rate_limited and close 4008."""
     client = await RawClient.open(running.url, "flood")
     frame = msgpack.packb({"v": 1, "type": "list_matches"})
     with contextlib.suppress(ConnectionClosed):
         for _ in range(running.server.config.rate_burst * 4):
             await client.send_raw(frame)
-    assert await client.closed() == CloseCode.RATE_LIMITED
+    # the server reads no more of a flood, so its close waits for close_timeout
+    assert await client.closed(timeout=15) == CloseCode.RATE_LIMITED
     codes = [m.get("code") for m in client.messages if m["type"] == "error"]
     assert codes and set(codes) == {"rate_limited"}
 
@@ -173,7 +174,7 @@ MISBEHAVIOURS = [
 async def test_misbehaving_connections_leave_a_running_match_undisturbed() -> None:
     """Misbehaving connections get their documented codes; a watched match plays on."""
     async with (
-        serve(bot_delay=0.03, max_outbox=32, max_bad_frames=8) as running,
+        serve(bot_delay=0.1, max_outbox_bytes=8192, max_bad_frames=8, close_timeout=1) as running,
         connect(running.url, name="Watcher", reconnect=False) as watcher,
     ):
         bots = [(seat, ("easy", "medium", "hard")[seat % 3]) for seat in range(5)]
@@ -238,7 +239,7 @@ async def test_server_stop_tells_clients_it_is_going_away() -> None:
 
 async def test_pipelined_requests_of_a_reading_client_are_not_too_slow() -> None:
     """Many requests at once from a client that reads are served, not dropped as TOO_SLOW."""
-    async with serve(max_outbox=8) as running:
+    async with serve(max_outbox_bytes=8192) as running:
         client = await RawClient.open(running.url, "eager")
         frame = msgpack.packb({"v": 1, "type": "list_matches", "id": 1})
         for _ in range(60):

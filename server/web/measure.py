@@ -1,0 +1,163 @@
+"""What one browser player costs the host: ``python -m server.web.measure``.
+
+Starts ``tulips-server --web`` on free local ports, opens one scripted tab
+(:class:`~server.web.probe.Tab`: the same WebSocket traffic as a browser,
+without the browser), and samples from ``/proc``:
+
+- the tab's client process group: resident memory (RSS) and CPU, first idle
+  in the lobby, then while it plays a match against three bots;
+- the ``tulips-server`` process itself (game, bots and the relay): its CPU.
+
+Linux only (it reads ``/proc``). Prints one line per phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .probe import Tab
+
+__all__ = ["Sample", "group_of", "main", "sample"]
+
+_TICK = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_LISTENING = re.compile(rb"port (\d+) \(ws://")
+_BROWSERS = re.compile(rb"Browsers can play at http://[^:]+:(\d+)")
+#: Keys a player presses while playing: an opening choice, then keep, face up,
+#: secretly, give (and a receiver), back. Whatever is not legal now is ignored.
+_PLAY_KEYS = ("1", "k", "f", "s", "g", "2", "\x1b")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Resident memory (bytes) and CPU time used so far (seconds) by some processes."""
+
+    rss: int
+    cpu: float
+
+
+def _stat(pid: int) -> list[str]:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2 :].split()  # fields from the 3rd on
+
+
+def group_of(pid: int) -> list[int]:
+    """Every live process in ``pid``'s process group."""
+    group = int(_stat(pid)[2])
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if int(_stat(int(entry.name))[2]) == group:
+                    members.append(int(entry.name))
+    return members
+
+
+def sample(pids: list[int]) -> Sample:
+    """RSS and CPU time of ``pids`` together (processes gone meanwhile are left out)."""
+    rss = cpu = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = _stat(pid)
+            cpu += int(fields[11]) + int(fields[12])  # utime, stime
+            rss += int(fields[21]) * _PAGE
+    return Sample(rss, cpu / _TICK)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if int(_stat(int(entry.name))[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+async def _line(stream: asyncio.StreamReader, pattern: re.Pattern[bytes]) -> int:
+    async with asyncio.timeout(20):
+        while line := await stream.readline():
+            if found := pattern.search(line):
+                return int(found.group(1))
+    raise RuntimeError("tulips-server exited before it said where it listens")
+
+
+async def _window(
+    label: str, seconds: float, client: int, server: int, tab: Tab | None = None
+) -> None:
+    """Sample for ``seconds`` (pressing playing keys on ``tab``, if given) and print."""
+    start, server_start, began = sample(group_of(client)), sample([server]), time.monotonic()
+    peak = start.rss
+    keys = itertools.cycle(_PLAY_KEYS)
+    while (elapsed := time.monotonic() - began) < seconds:
+        if tab is not None:
+            await tab.press(next(keys))
+        await asyncio.sleep(0.4)
+        peak = max(peak, sample(group_of(client)).rss)
+    end, server_end = sample(group_of(client)), sample([server])
+    print(
+        f"{label:<28} client RSS {end.rss / 2**20:6.1f} MiB (peak {peak / 2**20:.1f}),"
+        f" CPU {100 * (end.cpu - start.cpu) / elapsed:5.1f} %;"
+        f" tulips-server CPU {100 * (server_end.cpu - server_start.cpu) / elapsed:5.1f} %"
+    )
+
+
+async def measure(idle: float, play: float) -> None:
+    """Start a server with ``--web``, open one tab and print its costs."""
+    env = {**os.environ, "LC_ALL": "C.UTF-8"}
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0",
+        "--no-storage", "--web", "0", "--bot-delay", "0.5", "--log-level", "INFO",
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        await _line(server.stderr, _LISTENING)
+        web_port = await _line(server.stderr, _BROWSERS)
+        drain = asyncio.get_running_loop().create_task(server.stderr.read())
+        async with Tab(f"http://127.0.0.1:{web_port}", "Measure") as tab:
+            await tab.wait_for("Matches")
+            (client,) = _children(server.pid)
+            print(f"one browser session: client pid {client}, tulips-server pid {server.pid}")
+            await _window(f"idle in the lobby ({idle:.0f} s)", idle, client, server.pid)
+            mark = tab.mark()
+            await tab.press("n")
+            await tab.wait_for("Create", since=mark)
+            await tab.press("\r")  # four seats, three bots: the match starts at once
+            await _window(f"playing vs 3 bots ({play:.0f} s)", play, client, server.pid, tab)
+            turns = [int(n) for n in re.findall(r"Turn (\d+)", tab.text)]
+            print(f"the match reached turn {max(turns, default=0)}")
+        drain.cancel()
+    finally:
+        if server.returncode is None:
+            server.terminate()
+        async with asyncio.timeout(15):
+            await server.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``python -m server.web.measure [--idle S] [--play S]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m server.web.measure",
+        description="What one browser player costs the host: starts tulips-server --web on"
+        " free local ports, opens one scripted tab, and prints the memory and CPU of its"
+        " client process (idle, then playing against bots) and the server's CPU. Linux only.",
+    )
+    parser.add_argument("--idle", type=float, default=20.0, help="seconds idle in the lobby")
+    parser.add_argument("--play", type=float, default=30.0, help="seconds playing")
+    args = parser.parse_args(argv)
+    asyncio.run(measure(args.idle, args.play))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

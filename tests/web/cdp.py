@@ -1,0 +1,235 @@
+"""A headless Chromium driven over the DevTools protocol, for the browser tests.
+
+Just enough of CDP for a player: open a page, type, press keys, run a line
+of JavaScript, take a screenshot, and keep the WebSocket frames the page
+received (the terminal's screen bytes). Every wait is bounded. Chromium is
+started with its background networking off, so it talks to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import itertools
+import json
+import shutil
+import subprocess
+import tempfile
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.web.probe import screen_text
+
+__all__ = ["Browser", "Page", "chromium_path", "launch"]
+
+#: seconds one DevTools command may take
+COMMAND_TIMEOUT = 15.0
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+_QUIET = [
+    "--headless=new",
+    "--no-sandbox",  # CI runs as root
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--disable-extensions",
+    "--disable-sync",
+    "--metrics-recording-only",
+    "--no-pings",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--enable-unsafe-swiftshader",  # WebGL in software: xterm draws the terminal with it
+    "--force-device-scale-factor=1",
+]
+
+_KEYS: dict[str, dict[str, Any]] = {
+    "\r": {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
+    "\x1b": {"key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27},
+}
+
+
+def chromium_path() -> str | None:
+    """The Chromium (or Chrome) on PATH, if any."""
+    return next((p for name in _CANDIDATES if (p := shutil.which(name))), None)
+
+
+class Page:
+    """One tab, over its DevTools WebSocket."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.frames: list[bytes] = []  #: binary WebSocket frames the page received
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._events: dict[str, asyncio.Event] = {}
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        async for raw in self.connection:
+            message = json.loads(raw)
+            if "id" in message:
+                future = self._pending.pop(message["id"], None)
+                if future is not None and not future.done():
+                    if "error" in message:
+                        future.set_exception(RuntimeError(f"CDP: {message['error']}"))
+                    else:
+                        future.set_result(message.get("result", {}))
+                continue
+            method = message.get("method", "")
+            if method == "Network.webSocketFrameReceived":
+                response = message["params"]["response"]
+                if response.get("opcode") == 2:
+                    self.frames.append(base64.b64decode(response["payloadData"]))
+            self._events.setdefault(method, asyncio.Event()).set()
+
+    async def call(self, method: str, /, **params: Any) -> dict[str, Any]:
+        """One DevTools command and its result (within ``COMMAND_TIMEOUT`` seconds)."""
+        number = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[number] = future
+        await self.connection.send(json.dumps({"id": number, "method": method, "params": params}))
+        async with asyncio.timeout(COMMAND_TIMEOUT):
+            return await future
+
+    async def open(self, url: str, timeout: float = 15.0) -> None:
+        """Go to ``url`` and wait for its load event."""
+        await self._loading("Page.navigate", timeout, url=url)
+
+    async def reload(self, timeout: float = 15.0) -> None:
+        """Reload the page (as F5 does) and wait for its load event."""
+        await self._loading("Page.reload", timeout)
+
+    async def _loading(self, method: str, timeout: float, **params: Any) -> None:
+        loaded = self._events.setdefault("Page.loadEventFired", asyncio.Event())
+        loaded.clear()
+        await self.call(method, **params)
+        async with asyncio.timeout(timeout):
+            await loaded.wait()
+
+    def screen_text(self, since: int = 0) -> str:
+        """The text of the terminal frames received (from frame ``since`` on)."""
+        return "".join(screen_text(frame) for frame in self.frames[since:])
+
+    async def wait_for_text(self, words: str, since: int = 0, timeout: float = 20.0) -> None:
+        """Wait until the terminal frames (from ``since``) hold ``words``."""
+        async with asyncio.timeout(timeout):
+            while words not in self.screen_text(since):
+                await asyncio.sleep(0.05)
+
+    async def wait_for(self, expression: str, timeout: float = 20.0) -> None:
+        """Wait until a JavaScript expression is true in the page."""
+        async with asyncio.timeout(timeout):
+            while not await self.evaluate(expression):
+                await asyncio.sleep(0.05)
+
+    async def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page."""
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    async def type(self, text: str) -> None:
+        """Type ``text`` into whatever has the focus; ``\\r`` is Enter, ``\\x1b`` Escape."""
+        for char in text:
+            key = _KEYS.get(char) or {"key": char, "text": char}
+            await self.call("Input.dispatchKeyEvent", type="keyDown", **key)
+            await self.call("Input.dispatchKeyEvent", type="keyUp", key=key["key"])
+
+    async def screenshot(self) -> bytes:
+        """A PNG of the page as it is drawn now."""
+        result = await self.call("Page.captureScreenshot", format="png")
+        return base64.b64decode(result["data"])
+
+    async def close(self) -> None:
+        """Stop listening to the tab."""
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._reader
+        await self.connection.close()
+
+
+class Browser:
+    """A headless Chromium process with one page."""
+
+    def __init__(self, process: subprocess.Popen[bytes], profile: Path, port: int) -> None:
+        self.process = process
+        self.profile = profile
+        self.port = port
+
+    def _json(self, path: str, method: str = "GET") -> Any:
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method)
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return json.loads(answer.read())
+
+    async def page(self, width: int = 1280, height: int = 800, *, new: bool = False) -> Page:
+        """The browser's first tab (or a ``new`` one), ``width`` × ``height`` CSS pixels,
+        with its page and network events on."""
+        if new:
+            target = await asyncio.to_thread(self._json, "/json/new?about:blank", "PUT")
+        else:
+            targets = await asyncio.to_thread(self._json, "/json/list")
+            target = next(t for t in targets if t.get("type") == "page")
+        connection = await connect(target["webSocketDebuggerUrl"], max_size=64 * 2**20)
+        page = Page(connection)
+        await page.call("Page.enable")
+        await page.call("Network.enable")
+        await page.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        return page
+
+    def stop(self) -> None:
+        """End Chromium and delete its profile."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@contextlib.asynccontextmanager
+async def launch(executable: str) -> AsyncIterator[Browser]:
+    """Start headless Chromium on a free DevTools port; stop it on the way out."""
+    profile = Path(tempfile.mkdtemp(prefix="tulips-chromium-"))
+    process = subprocess.Popen(
+        [
+            executable,
+            *_QUIET,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "about:blank",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    browser: Browser | None = None
+    try:
+        port_file = profile / "DevToolsActivePort"
+        async with asyncio.timeout(30):
+            while not port_file.exists() or not port_file.read_text().strip():
+                if process.poll() is not None:
+                    raise RuntimeError(f"chromium exited with status {process.returncode}")
+                await asyncio.sleep(0.1)
+        browser = Browser(process, profile, int(port_file.read_text().split()[0]))
+        yield browser
+    finally:
+        if browser is None:
+            browser = Browser(process, profile, 0)
+        browser.stop()

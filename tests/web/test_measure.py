@@ -1,0 +1,37 @@
+"""``python -m server.web.measure``, the command README's browser figures come
+from, still runs and prints what it promises (numbers are not checked: it is
+a measurement, not a test of speed)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
+    """Idle and playing lines with RSS and CPU, and the match moved on."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server.web.measure", "--idle", "1", "--play", "4"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    number = r"\d+\.\d"
+    for phase in ("idle in the lobby", "playing vs 3 bots"):
+        line = re.search(
+            rf"{phase} .* client RSS +{number} MiB \(peak {number}\), CPU +{number} %;"
+            rf" tulips-server CPU +{number} %",
+            done.stdout,
+        )
+        assert line, done.stdout
+    turn = re.search(r"the match reached turn (\d+)", done.stdout)
+    assert turn and int(turn.group(1)) >= 1, done.stdout
