@@ -46,10 +46,10 @@ async def test_every_node_lists_every_match_within_a_second(nodes: list[NodeProc
     """A match made on any node is listed by every node, with its node, within a second."""
     sessions = [await _session(n.url, f"host{i}") for i, n in enumerate(nodes)]
     try:
-        made = {}
-        for node, session in zip(nodes, sessions, strict=True):
+        made: dict[str, str] = {}
+        for proc, session in zip(nodes, sessions, strict=True):
             joined = await session.create_match(name="everywhere", seats=3, bots=[(1, "easy")])
-            made[joined.match] = node_id(node)
+            made[joined.match] = node_id(proc)
         created = time.monotonic()
         for session in sessions:
             while True:
@@ -58,8 +58,8 @@ async def test_every_node_lists_every_match_within_a_second(nodes: list[NodeProc
                     break
                 assert time.monotonic() - created < CONSISTENT_WITHIN, f"{session.url} lags"
                 await asyncio.sleep(0.02)
-            for match, node in made.items():
-                assert listed[match].node == node
+            for match, where in made.items():
+                assert listed[match].node == where
                 assert listed[match].available
     finally:
         await asyncio.gather(*(s.close() for s in sessions))
@@ -137,7 +137,8 @@ async def test_a_newer_connection_on_another_node_replaces_the_older(
     second = Session(nodes[1].url, "Twice", token=first.token, reconnect=False)
     try:
         await second.open()
-        lost = await first.next_of(ConnectionLost, timeout=10)
+        async with asyncio.timeout(10):
+            lost = await anext(m async for m in first if isinstance(m, ConnectionLost))
         assert lost.reason.startswith(str(int(wire.CloseCode.REPLACED)))
     finally:
         await asyncio.gather(first.close(), second.close())

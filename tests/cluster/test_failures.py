@@ -93,7 +93,8 @@ async def test_a_killed_node_is_unavailable_then_resumes_with_nothing_lost(
                 return summary is not None and summary.available
 
             await eventually(available, "node 2's match is available again", 20)
-            await far.session.next_of(Reconnected, timeout=30)
+            async with asyncio.timeout(30):
+                await anext(m async for m in far.session if isinstance(m, Reconnected))
             snapshot = await far.session.next_of(wire.Snapshot, timeout=10)
             assert snapshot.match == far_match
             assert snapshot.seq >= seen_before  # every event anyone saw was stored first
