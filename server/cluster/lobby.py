@@ -157,6 +157,14 @@ class ClusterLobby(Lobby):
 
     # -- requests -------------------------------------------------------------------------------
 
+    async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
+        """As on one server; a match named that no node has told this one of yet
+        is looked up in Redis first."""
+        if isinstance(message, wire.Join | wire.Watch | wire.Replay):
+            if message.match not in self.rooms:
+                await self.node.look_up(message.match)
+        await super().dispatch(peer, message)
+
     def _find(self, match_id: str) -> Room:
         room = self.rooms.get(match_id)
         if room is None:

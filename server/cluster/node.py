@@ -210,6 +210,19 @@ class Node:
                 " try again later",
             ) from None
 
+    async def look_up(self, match_id: str) -> None:
+        """Ask Redis for a match this node has not heard of yet (made a moment
+        ago elsewhere, its update still on its way), so a join of it finds it."""
+        if match_id in self.entries:
+            return
+        try:
+            entry = await self.store.entry(match_id)
+        except StoreUnavailable as exc:
+            self._set_store(False, exc)
+            return
+        if entry is not None and entry.node != self.id and match_id not in self.entries:
+            self.entries[match_id] = entry
+
     # -- what the lobby asks the node ---------------------------------------------------------
 
     def redirect(self, match_id: str) -> wire.ProtocolError:

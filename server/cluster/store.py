@@ -165,6 +165,18 @@ class Store:
         return entries
 
     @_guarded
+    async def entry(self, match: str) -> DirectoryEntry | None:
+        """One match's entry, if the directory has a readable one."""
+        data = await self._redis.hget(DIRECTORY, match)
+        if data is None:
+            return None
+        try:
+            return decode(data, DirectoryEntry)
+        except EntryError as exc:
+            log.warning("directory entry %r is unreadable: %s", match, exc)
+            return None
+
+    @_guarded
     async def forget_matches(self, matches: Iterable[str]) -> None:
         """Remove directory entries without telling anyone (stale ones of this node)."""
         names = list(matches)
