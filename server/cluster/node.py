@@ -121,6 +121,10 @@ class Node:
         self._resubscribe = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._beats = 0
+        #: heartbeats in a row that Redis did not answer (two: the store is down)
+        self._misses = 0
+        #: something could not be published: register afresh at the next beat
+        self._stale = False
 
     # -- life -----------------------------------------------------------------------------
 
@@ -138,7 +142,13 @@ class Node:
                 len(self.live),
             )
         except StoreUnavailable as exc:
-            self._set_store(False, exc)
+            log.warning(
+                "node %s cannot reach the cluster store %s (%s): it serves its own matches"
+                " and joins the cluster when the store answers",
+                self.id,
+                self.store.url,
+                exc,
+            )
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._beat_loop(), name="cluster-heartbeat"),
@@ -194,8 +204,9 @@ class Node:
         try:
             await self.store.put_players([entry], overwrite=True)
         except StoreUnavailable as exc:
+            log.info("player %s is registered later: %s", player.id, exc)
             self._unregistered[player.id] = entry
-            self._set_store(False, exc)
+            self._stale = True
 
     async def find_player(self, token_hash: str) -> PlayerEntry | None:
         """The identity another node made for this token hash, if any; raises
@@ -203,7 +214,7 @@ class Node:
         try:
             return await self.store.find_player(token_hash)
         except StoreUnavailable as exc:
-            self._set_store(False, exc)
+            log.info("cannot look a token up in the cluster store: %s", exc)
             raise refused(
                 ErrorCode.CLUSTER_UNAVAILABLE,
                 "this node cannot check your token now (the cluster's store is unreachable);"
@@ -217,9 +228,8 @@ class Node:
             return
         try:
             entry = await self.store.entry(match_id)
-        except StoreUnavailable as exc:
-            self._set_store(False, exc)
-            return
+        except StoreUnavailable:
+            return  # the cache answers; the heartbeat says whether Redis is down
         if entry is not None and entry.node != self.id and match_id not in self.entries:
             self.entries[match_id] = entry
 
@@ -272,6 +282,7 @@ class Node:
     async def _register(self) -> None:
         """Register afresh: heartbeat, this node's directory (stale entries of it
         removed), its players, who is connected here; then read the cluster."""
+        self._stale = False
         await self.store.beat(self._info(), self.ttl)
         rooms = dict(self.hooks.local_rooms())
         directory = await self.store.directory()
@@ -306,16 +317,18 @@ class Node:
             try:
                 was_ok = self.store_ok
                 kept = await self.store.beat(self._info(), self.ttl)
-                if not kept or not was_ok:
+                self._misses = 0
+                if not kept or not was_ok or self._stale:
                     await self._register()
-                    log.info(
-                        "cluster store %s is back: node %s registered again and published"
-                        " its %d matches",
-                        self.store.url,
-                        self.id,
-                        len(self._published),
-                    )
-                    self._resubscribe.set()
+                    if not kept or not was_ok:
+                        log.info(
+                            "cluster store %s answers: node %s registered again and published"
+                            " its %d matches",
+                            self.store.url,
+                            self.id,
+                            len(self._published),
+                        )
+                        self._resubscribe.set()
                     continue
                 self._set_live(await self.store.live_nodes())
                 if self._beats % _REFRESH_EVERY == 0:
@@ -323,7 +336,9 @@ class Node:
                     self._set_entries({m: e for m, e in directory.items() if e.node != self.id})
                 self._forget_gone_rooms()
             except StoreUnavailable as exc:
-                self._set_store(False, exc)
+                self._misses += 1
+                if self._misses >= 2:  # one slow answer under load is not an outage
+                    self._set_store(False, exc)
 
     def _forget_gone_rooms(self) -> None:
         """Entries of rooms the lobby forgot (old finished matches) leave the directory."""
@@ -343,8 +358,9 @@ class Node:
             try:
                 await self._flush()
             except StoreUnavailable as exc:
-                # Dropped: registering afresh, when Redis is back, publishes everything.
-                self._set_store(False, exc)
+                # Dropped: the next heartbeat registers afresh, publishing everything.
+                log.info("could not publish to the cluster store: %s", exc)
+                self._stale = True
 
     async def _flush(self) -> None:
         batch, self._outbox = self._outbox, {}
@@ -373,7 +389,7 @@ class Node:
                         if message is not None:
                             self._on_message(*message)
             except StoreUnavailable as exc:
-                self._set_store(False, exc)
+                log.debug("lobby channel lost: %s", exc)  # the heartbeat judges Redis
                 await asyncio.sleep(self.heartbeat)
 
     def _on_message(self, channel: str, data: bytes) -> None:

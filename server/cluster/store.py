@@ -20,8 +20,9 @@ Channels: ``tulips:lobby`` carries directory entries as they change (the
 ``match_update``s of every node), ``tulips:presence`` carries
 :class:`Presence` (a player said hello somewhere).
 
-Commands fail fast: one second at most each, no retries (a node goes on
-without Redis and catches up when it is back).
+Commands fail fast: two seconds at most each (plus the wait for one of at
+most 32 connections), no retries: a node goes on without Redis and catches
+up when it is back.
 """
 
 from __future__ import annotations
@@ -87,14 +88,19 @@ def _guarded(method: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]
 class Store:
     """The cluster's Redis, as the commands a node needs."""
 
-    def __init__(self, url: str, timeout: float = 1.0) -> None:
+    def __init__(self, url: str, timeout: float = 2.0, max_connections: int = 32) -> None:
         self.url = url
-        self._redis: Any = aioredis.Redis.from_url(
+        # A bounded pool that makes a command wait for a connection (rather than
+        # fail) when many hellos and joins ask at once.
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=timeout * 2,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
         )
+        self._redis: Any = aioredis.Redis(connection_pool=pool)
 
     async def close(self) -> None:
         """Close every connection to Redis."""
