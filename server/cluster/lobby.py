@@ -160,10 +160,16 @@ class ClusterLobby(Lobby):
     async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
         """As on one server; a match named that no node has told this one of yet
         is looked up in Redis first."""
-        if isinstance(message, wire.Join | wire.Watch | wire.Replay):
-            if message.match not in self.rooms:
-                await self.node.look_up(message.match)
+        named = message.match if isinstance(message, wire.Join | wire.Watch | wire.Replay) else None
+        if named is not None and named not in self.rooms:
+            await self.node.look_up(named)
         await super().dispatch(peer, message)
+
+    async def _handle(self, peer: Peer, message: wire.ClientMessage) -> Reply:
+        reply = await super()._handle(peer, message)
+        if isinstance(message, wire.CreateMatch | wire.PlayAgain) and peer.room is not None:
+            await self.node.publish_now(peer.room)  # listed everywhere before its id is known
+        return reply
 
     def _find(self, match_id: str) -> Room:
         room = self.rooms.get(match_id)

@@ -178,6 +178,19 @@ class Node:
         self._outbox[room.id] = entry_for(room, self.id)
         self._wake.set()
 
+    async def publish_now(self, room: Room) -> None:
+        """Publish a room's entry before answering (a new match: whoever is told
+        its id may ask another node for it at once)."""
+        entry = entry_for(room, self.id)
+        self._outbox.pop(room.id, None)
+        try:
+            await self.store.publish([entry])
+            self._published.add(room.id)
+        except StoreUnavailable as exc:
+            log.info("could not publish match %s: %s", room.id, exc)
+            self._outbox[room.id] = entry
+            self._stale = True
+
     def connected(self, player_id: str) -> None:
         """A player said hello here."""
         self._here.add(player_id)
