@@ -103,6 +103,15 @@ class ServerConfig:
     extra_ports: tuple[int, ...] = ()
     #: listen with SO_REUSEPORT, so several processes share ``port``
     reuse_port: bool = False
+    #: announce the server on the LAN (DNS-SD); never done for a loopback ``host``
+    announce: bool = False
+    #: the name it is announced under (None: "Gift of Tulips on <hostname>")
+    announce_name: str | None = None
+    #: serve wss:// with this certificate (PEM, chain after it) and key; None: ws://
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    #: make a self-signed certificate and key at those paths when they are missing
+    tls_self_signed: bool = False
     #: ``--web``: the port that serves the terminal client to browsers; None: no browsers
     web_port: int | None = None
     #: browser sessions at once (each runs one client process)

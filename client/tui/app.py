@@ -7,6 +7,12 @@ Keys, buttons and screen messages come up as actions (``app.choose('k')``)
 or messages (:class:`LobbyScreen.Picked`). All network work runs in workers:
 one reads the session, the others send requests.
 
+``tulips connect`` with no address first shows the servers found on the LAN
+(:class:`ServerListScreen`, fed by a browsing worker) and connects to the one
+picked, checking a ``wss://`` certificate against the fingerprint it
+announced; a ``wss://`` server met for the first time without one is shown
+to the player, who decides whether to trust it (:class:`TrustScreen`).
+
 End-of-game reveals are paced: ``secret_revealed`` events are applied one at
 a time, ``reveal_delay`` seconds apart, and whatever follows them waits its
 turn, so the order of messages is never changed.
@@ -18,7 +24,7 @@ import asyncio
 import collections
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,7 +34,9 @@ from textual.app import App
 from textual.binding import Binding
 
 import protocol as wire
-from client.sdk import ConnectError, ConnectionLost, Reconnected, RequestError
+from client.discovery import ServerInfo, follow
+from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
+from client.trust import KnownServers
 
 from .i18n import t
 from .identity import IdentityStore
@@ -38,7 +46,9 @@ from .screens.dialogs import ChatScreen, CreateMatchScreen, CreateSettings, Join
 from .screens.final import FinalScreen
 from .screens.help import HelpScreen
 from .screens.lobby import LobbyInfo, LobbyScreen
+from .screens.servers import ServerListScreen
 from .screens.table import TableScreen
+from .screens.trust import TrustScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
 
@@ -80,6 +90,15 @@ class Plan:
     url: str = ""
     local: ServerStarter | None = None
     quick: QuickMatch | None = None
+    #: no ``url``: list the servers on the LAN (browsing on these interfaces) to pick one
+    discover: bool = False
+    interfaces: tuple[str, ...] = ()
+    #: the ``wss://`` server's certificate must have this fingerprint
+    fingerprint: str | None = None
+
+
+#: Follows the LAN: the servers found, again whenever they change.
+ServerFeed = Callable[[Sequence[str]], AsyncIterator[tuple[ServerInfo, ...]]]
 
 
 class TulipsApp(App[int]):
@@ -96,8 +115,10 @@ class TulipsApp(App[int]):
         self,
         plan: Plan,
         *,
-        sessions: SessionFactory = real_session,
+        sessions: SessionFactory | None = None,
         identity: IdentityStore | None = None,
+        known_servers: KnownServers | None = None,
+        servers: ServerFeed = follow,
         reveal_delay: float = 0.9,
         clock: Callable[[], float] = time.monotonic,
         handle_signals: bool = False,
@@ -105,8 +126,11 @@ class TulipsApp(App[int]):
         super().__init__()
         self.plan = plan
         self.url = plan.url
-        self.sessions = sessions
+        self.fingerprint = plan.fingerprint
+        self.sessions = sessions if sessions is not None else self._real_session
         self.identity = identity
+        self.known_servers = known_servers
+        self.servers = servers
         self.reveal_delay = reveal_delay
         self.handle_signals = handle_signals
         self.session: SessionLike | None = None
@@ -170,6 +194,13 @@ class TulipsApp(App[int]):
             except Exception as exc:  # whatever went wrong, say it in one line
                 self.fail(t("error.local_server", reason=str(exc) or type(exc).__name__))
                 return
+        if self.plan.discover and not self.url:
+            picked = await self._pick_server()
+            if picked is None:
+                self.exit(0)
+                return
+            self.url = picked.url
+            self.fingerprint = self.fingerprint or picked.fingerprint
         self.connecting.status = t("status.connecting", url=self.url)
         session = await self._open()
         if session is None:
@@ -193,6 +224,66 @@ class TulipsApp(App[int]):
         self._render()
         self.notify(t("status.closed"), severity="error", timeout=30)
 
+    async def _pick_server(self) -> ServerInfo | None:
+        """Show the servers on the LAN, live, until the player picks one (None: quit)."""
+        screen = ServerListScreen()
+        picked: asyncio.Future[ServerInfo | None] = asyncio.get_running_loop().create_future()
+
+        def done(server: ServerInfo | None) -> None:
+            if not picked.done():
+                picked.set_result(server)
+
+        self.push_screen(screen, done)
+        feed = self.run_worker(self._follow_lan(screen), group="lan", exit_on_error=False)
+        try:
+            return await picked
+        finally:
+            feed.cancel()
+
+    async def _follow_lan(self, screen: ServerListScreen) -> None:
+        try:
+            async for servers in self.servers(self.plan.interfaces):
+                screen.servers = servers
+        except (OSError, ValueError) as exc:  # no usable interface, a socket refused
+            self.fail(t("error.browse", reason=str(exc) or type(exc).__name__))
+
+    def _real_session(self, url: str, name: str, token: str | None) -> SessionLike:
+        return real_session(
+            url,
+            name,
+            token,
+            fingerprint=self.fingerprint,
+            trust=self.ask_trust,
+            known_servers=self.known_servers,
+        )
+
+    async def ask_trust(self, server: str, fingerprint: str) -> bool:
+        """Show a server's certificate fingerprint the first time; True if the player trusts it."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(trusted: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(trusted))
+
+        self.push_screen(TrustScreen(server, fingerprint), done)
+        return await answer
+
+    def _connect_failure(self, exc: ConnectError) -> str:
+        if not isinstance(exc, CertificateRefused):
+            return t("error.connect", reason=str(exc))
+        if exc.code == "certificate_changed":
+            return t(
+                "trust.changed",
+                server=exc.server,
+                expected=exc.expected,
+                actual=exc.actual,
+                path=exc.path,
+                line=exc.line,
+            )
+        if exc.code == "fingerprint_mismatch":
+            return t("trust.mismatch", server=exc.server, expected=exc.expected, actual=exc.actual)
+        return t("trust.declined", server=exc.server)
+
     async def _open(self) -> SessionLike | None:
         token = self.identity.token_for(self.url) if self.identity is not None else None
         session = self.sessions(self.url, self.plan.name, token)
@@ -200,7 +291,7 @@ class TulipsApp(App[int]):
             await session.open()
         except ConnectError as exc:
             if token is None or exc.code != "bad_token":
-                self.fail(t("error.connect", reason=str(exc)))
+                self.fail(self._connect_failure(exc))
                 return None
             assert self.identity is not None
             self.identity.forget(self.url)  # the server forgot us: start afresh
@@ -208,7 +299,7 @@ class TulipsApp(App[int]):
             try:
                 await session.open()
             except ConnectError as again:
-                self.fail(t("error.connect", reason=str(again)))
+                self.fail(self._connect_failure(again))
                 return None
         if self.identity is not None and session.token is not None and self.plan.local is None:
             self.identity.remember(self.url, session.token)

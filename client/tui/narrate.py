@@ -1,7 +1,8 @@
 """The log in words: what an event means, said to the player in their language.
 
 "You" for the player's own seat, names from the match summary, cards with
-their colour marks (:mod:`client.tui.cards`).
+their colour marks (:mod:`client.tui.cards`), colours in a ranking by name;
+who scored is always named ("Bea gave you ♥3 (+3 for Bea)").
 """
 
 from __future__ import annotations
@@ -90,4 +91,5 @@ def _describe_setup(
 
 
 def _ranking_text(ranking: Sequence[str]) -> Text:
-    return Text(" > ").join(colour_tag(colour) for colour in ranking)
+    """``◆Purple > ●Blue``: the log has room to name the colours."""
+    return Text(" > ").join(colour_tag(colour, name=True) for colour in ranking)

@@ -10,7 +10,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from ..i18n import t
+from ..i18n import t, tn
 
 __all__ = ["ChatScreen", "CreateMatchScreen", "CreateSettings", "JoinCodeScreen", "Tick"]
 
@@ -114,7 +114,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         if code and not _printable(code):
             return t("create.bad_code")
         if bots > seats:
-            return t("create.too_many_bots", seats=seats)
+            return tn("create.too_many_bots", seats, seats=seats)
         return CreateSettings(
             name=name,
             seats=seats,

@@ -37,7 +37,7 @@ def scoring_table(view: FinalView) -> Table:
     table.add_column(t("final.keeping"), justify="right", no_wrap=True)
     table.add_column(t("final.giving"), justify="right", no_wrap=True)
     for colour in COLOURS:
-        table.add_column(colour_tag(colour), justify="right", no_wrap=True)
+        table.add_column(colour_tag(colour, name=True), justify="right", no_wrap=True)
     table.add_column(t("final.total"), justify="right", no_wrap=True)
     table.add_column(t("final.tulips"), justify="right", no_wrap=True)
     for row in view.rows:
@@ -72,6 +72,7 @@ def majority_lines(view: FinalView) -> Group:
             text.append_text(
                 rich(
                     "final.place",
+                    number=cards,
                     name=Text(name, style="bold"),
                     cards=cards,
                     value=value,

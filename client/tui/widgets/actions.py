@@ -50,7 +50,9 @@ def prompt_text(view: ActionsView) -> Text:
     """The sentence at the top of the panel."""
     mode = view.mode
     if mode == "waiting_room":
-        text = rich("actions.waiting_room", taken=view.seats_taken, seats=view.seats)
+        text = rich(
+            "actions.waiting_room", number=view.seats, taken=view.seats_taken, seats=view.seats
+        )
         text.append("\n")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")

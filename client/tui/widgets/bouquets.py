@@ -44,6 +44,7 @@ class PlayersPanel(Widget):
 
     def on_mount(self) -> None:
         self.border_title = t("players.title")
+        self.border_subtitle = t("players.legend")
 
     def render(self) -> RenderableType:
         wide = self.content_size.width >= WIDE

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..cards import COLOUR_STYLE, cards_text, colour_tag
+from ..cards import COLOUR_STYLE, cards_text, colour_legend, colour_tag
 from ..i18n import t
 from ..viewmodel import FestivalView, RankRow
 
@@ -38,6 +38,7 @@ class FestivalPanel(Widget):
 
     def on_mount(self) -> None:
         self.border_title = t("festival.title")
+        self.border_subtitle = colour_legend()  # names the shapes of the cards everywhere
 
     def render(self) -> RenderableType:
         view = self.view
@@ -45,8 +46,9 @@ class FestivalPanel(Widget):
             return Text(t("festival.not_started"), style="dim")
         wide = self.content_size.width >= WIDE
         table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, pad_edge=False)
-        table.add_column(t("festival.rank"), no_wrap=True)
-        table.add_column(t("festival.colour"), no_wrap=True)
+        # narrow: "1st ◆" needs no header, and the legend below names the shapes
+        table.add_column(t("festival.rank") if wide else "", no_wrap=True)
+        table.add_column(t("festival.colour") if wide else "", no_wrap=True)
         table.add_column(t("festival.total"), justify="right", no_wrap=True)
         if view.legend:
             table.add_column(t("festival.give"), justify="right", no_wrap=True)
