@@ -300,12 +300,12 @@ class Session:
     async def close(self) -> None:
         """Close for good: no reconnect, and nothing this session started runs on."""
         self._closed = True
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None:
                 task.cancel()
         if self._connection is not None:
             await self._connection.close()
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None and task is not asyncio.current_task():
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -488,6 +488,8 @@ class Session:
         self.url = url
         try:
             await self.open()
+            if self._closed and self._connection is not None:  # closed meanwhile
+                await self._connection.close()
             return True
         except ConnectError as exc:
             log.warning("cannot follow the redirect to %s: %s", url, exc)

@@ -129,6 +129,29 @@ async def test_a_seat_resumes_through_any_node(nodes: list[NodeProcess]) -> None
         await again.close()
 
 
+async def test_a_replay_elsewhere_goes_there_and_back_to_the_seat(
+    nodes: list[NodeProcess],
+) -> None:
+    """replay of a match on node 2 by a player seated on node 1: answered there, and the
+    session returns to node 1, where the player is put back in their seat."""
+    other = await _session(nodes[1].url, "Other")
+    player = await _session(nodes[0].url, "Seated")
+    try:
+        far = (await other.create_match(name="to replay", seats=2)).match
+        mine = (await player.create_match(name="mine", seats=2, bots=[(1, "easy")])).match
+        await player.start()
+        page = await player.replay(far)
+        assert page.match == far and page.events == ()
+        assert player.url == nodes[0].url
+        async with asyncio.timeout(10):  # the unasked joined of the seat it is put back in
+            joined = await anext(
+                m async for m in player if isinstance(m, wire.Joined) and m.id is None
+            )
+        assert joined.match == mine
+    finally:
+        await asyncio.gather(other.close(), player.close())
+
+
 async def test_a_newer_connection_on_another_node_replaces_the_older(
     nodes: list[NodeProcess],
 ) -> None:
