@@ -210,8 +210,9 @@ class TulipsServer:
         )
         with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
             async with asyncio.timeout_at(deadline):
-                servers = [self._server, *self._extra]
-                await asyncio.shield(asyncio.gather(*(s.wait_closed() for s in servers)))
+                for extra in self._extra:
+                    await asyncio.shield(extra.wait_closed())
+                await asyncio.shield(self._server.wait_closed())
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
