@@ -21,6 +21,10 @@ fingerprints, :mod:`client.trust`) with a ``trust`` callback that is asked
 about a server seen for the first time. The check runs after the TLS
 handshake and before ``hello``, so no token is sent to a server that fails
 it; a certificate that does not match raises :class:`CertificateRefused`.
+
+In a cluster (PROTOCOL.md: a cluster of nodes) the session follows the server's
+``elsewhere`` redirects by itself: to the node of a match it joins, watches or
+replays, and to the node of the seat it resumes. ``url`` is then that node's.
 """
 
 from __future__ import annotations
@@ -170,6 +174,11 @@ class Session:
         self._reader: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         self._closed = False
+        #: cluster redirects: a move under way, and what a request-driven one heard
+        self._moving: asyncio.Task[bool] | None = None
+        self._quiet = False
+        self._home_hint: str | None = None
+        self._unasked_moves = 0
 
     # -- connection life ------------------------------------------------------------------
 
@@ -291,12 +300,12 @@ class Session:
     async def close(self) -> None:
         """Close for good: no reconnect, and nothing this session started runs on."""
         self._closed = True
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None:
                 task.cancel()
         if self._connection is not None:
             await self._connection.close()
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None and task is not asyncio.current_task():
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -321,6 +330,10 @@ class Session:
                     continue
                 if isinstance(message, wire.Unknown):
                     continue  # PROTOCOL.md: ignore message types we do not know
+                if message.id is None and _redirect_url(message):
+                    if self._follow_unasked(message):
+                        return  # this connection is being left for the seat's node
+                    continue
                 request_id = message.id
                 if isinstance(request_id, int) and request_id in self._pending:
                     future = self._pending.pop(request_id)
@@ -393,12 +406,38 @@ class Session:
 
     async def send(self, message: wire.Message) -> None:
         """Send a message without waiting for its answer."""
+        moving = self._moving
+        if moving is not None and not moving.done() and moving is not asyncio.current_task():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(moving)
         if self._connection is None:
             raise ConnectionError("not connected")
         await self._connection.send(wire.encode(message))
 
     async def request(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
-        """Send a request with a fresh id and return its answer (or raise RequestError)."""
+        """Send a request with a fresh id and return its answer (or raise RequestError).
+
+        An ``elsewhere`` answer (a cluster's match on another node) moves the
+        session to that node and sends the request there again."""
+        answer = await self._request_once(build, **fields)
+        hops = 0
+        while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
+            hops += 1
+            if not await self._move(url, quiet=True):
+                break  # that node cannot be reached: its answer stands
+            answer = await self._request_once(build, **fields)
+        if hops:
+            home, self._home_hint, self._quiet = self._home_hint, None, False
+            entered = build in (wire.Join, wire.Watch) and not isinstance(answer, wire.Error)
+            if home is not None and not entered:  # back to the seat the new node named
+                await self._move(home, quiet=False)
+        if _redirect_url(answer) is None:
+            self._unasked_moves = 0
+        if isinstance(answer, wire.Error):
+            raise RequestError(answer)
+        return answer
+
+    async def _request_once(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
         request_id = next(self._ids)
         future: asyncio.Future[wire.ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -411,9 +450,57 @@ class Session:
                 future.cancel()
             elif not future.cancelled():
                 future.exception()  # seen: if sending failed, that is the error raised
-        if isinstance(answer, wire.Error):
-            raise RequestError(answer)
         return answer
+
+    # -- cluster redirects ------------------------------------------------------------------
+
+    def _follow_unasked(self, message: wire.ServerMessage) -> bool:
+        """An unasked ``elsewhere`` after welcome: the seat being resumed is on
+        another node. True if the session now moves there."""
+        url = _redirect_url(message)
+        assert url is not None
+        if self._quiet:  # moving for a request: remember it, and go there afterwards if need be
+            self._home_hint = url
+            return False
+        if self._unasked_moves >= _MAX_HOPS:  # nodes disagree: tell the app, stay here
+            self._inbox.put_nowait(message)
+            return False
+        self._unasked_moves += 1
+        self._moving = asyncio.get_running_loop().create_task(self._move(url, quiet=False))
+        return True
+
+    async def _move(self, url: str, *, quiet: bool) -> bool:
+        """Close this connection and open one to ``url`` with the same token.
+
+        ``quiet``: the move is for a request, so an unasked redirect there is only
+        remembered. False if ``url`` cannot be reached: the session opens again
+        where it was (or reconnects, if it cannot)."""
+        previous, self._quiet = self.url, quiet
+        reader, connection = self._reader, self._connection
+        self._reader = self._connection = None
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        if connection is not None:
+            await connection.close()
+        self._fail_pending("the session moved to another node")
+        self.url = url
+        try:
+            await self.open()
+            if self._closed and self._connection is not None:  # closed meanwhile
+                await self._connection.close()
+            return True
+        except ConnectError as exc:
+            log.warning("cannot follow the redirect to %s: %s", url, exc)
+        self.url, self._quiet = previous, False
+        try:
+            await self.open()
+        except ConnectError as exc:
+            self._inbox.put_nowait(ConnectionLost(str(exc)))
+            if self.reconnect and not self._closed:
+                self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+        return False
 
     async def list_matches(self) -> Sequence[wire.MatchSummary]:
         """The server's matches: open, running and recently finished."""
@@ -510,6 +597,17 @@ class Session:
 _FINAL_CLOSE_CODES = frozenset(
     {wire.CloseCode.UNSUPPORTED_VERSION, wire.CloseCode.BAD_TOKEN, wire.CloseCode.REPLACED}
 )
+
+
+#: Redirects followed in a row (for one request, or unasked) before giving up.
+_MAX_HOPS = 3
+
+
+def _redirect_url(message: wire.ServerMessage) -> str | None:
+    """The URL an ``elsewhere`` error sends the client to, if it is one."""
+    if isinstance(message, wire.Error) and message.code == wire.ErrorCode.ELSEWHERE:
+        return message.url or None
+    return None
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

@@ -376,6 +376,20 @@ class Error(_Notice, frozen=True, kw_only=True, tag="error"):
     path: Annotated[
         Text | None, Meta(description="the offending field, e.g. `act.action.to_seat`")
     ] = None
+    url: Annotated[
+        Text | None,
+        Meta(
+            description="`elsewhere`: the URL of the node where the match lives; connect there "
+            "(added within version 1)"
+        ),
+    ] = None
+    match: Annotated[
+        Identifier | None,
+        Meta(
+            description="`elsewhere` and `node_unavailable`: the match concerned "
+            "(added within version 1)"
+        ),
+    ] = None
 
 
 class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):

@@ -295,6 +295,22 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "anyone sees a card (see [checking a finished match](#checking-a-finished-match))"
         ),
     ] = None
+    node: Annotated[
+        Identifier | None,
+        Meta(
+            description="in a cluster: the node that runs the match (absent from a single "
+            "server); added within version 1"
+        ),
+    ] = None
+    available: Annotated[
+        bool,
+        Meta(
+            description="in a cluster: false while the node that runs the match is not "
+            "answering (or this node cannot reach the cluster's store); `join`, `watch` and "
+            "`replay` then get `node_unavailable` or `cluster_unavailable`. Added within "
+            "version 1"
+        ),
+    ] = True
 
 
 # -- the snapshot -----------------------------------------------------------

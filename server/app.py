@@ -103,7 +103,7 @@ class TulipsServer:
             storage = None
             if config.data_dir is not None:
                 storage = Storage(config.data_dir, synchronous=config.sync)
-            lobby = Lobby(config, storage=storage)
+            lobby = _new_lobby(config, storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
         #: connections past the handshake's checks whose socket is still open, by address
@@ -118,6 +118,8 @@ class TulipsServer:
         self._housekeeping: asyncio.Task[None] | None = None
         per_minute = config.new_players_per_minute
         self._new_players = KeyedBuckets(per_minute / 60, max(1, int(per_minute)))
+        #: servers on ``config.extra_ports`` (a cluster worker's own port)
+        self._extra: list[Server] = []
 
     @property
     def port(self) -> int:
@@ -131,24 +133,8 @@ class TulipsServer:
         self.tls = from_config(self.config)
         await self.lobby.open()
         self._housekeeping = asyncio.get_running_loop().create_task(self._forget_players())
-        self._server = await serve(
-            self._handle,
-            self.config.host,
-            self.config.port,
-            process_request=self._http,
-            compression=None,  # LAN-sized frames: deflate costs more memory than it saves
-            max_size=wire.MAX_FRAME_BYTES,
-            # Frames read ahead of the one being handled: a client held back by its
-            # rate limit fills these, then TCP stops it (at most 4 x 64 KiB each).
-            max_queue=4,
-            close_timeout=self.config.close_timeout,
-            create_connection=TulipsConnection,
-            ping_interval=self.config.ping_interval,
-            ping_timeout=self.config.ping_timeout,
-            open_timeout=self.config.hello_timeout,
-            server_header=None,
-            ssl=self.tls.context if self.tls is not None else None,
-        )
+        self._server = await self._listen(self.config.port)
+        self._extra = [await self._listen(port) for port in self.config.extra_ports]
         host = self.config.host
         shown = "every interface" if host in ("0.0.0.0", "::", "") else host
         log.info(
@@ -162,6 +148,27 @@ class TulipsServer:
         if self.tls is not None:
             log.info("TLS certificate fingerprint %s", self.tls.fingerprint)
         await self._announce()
+
+    async def _listen(self, port: int) -> Server:
+        return await serve(
+            self._handle,
+            self.config.host,
+            port,
+            process_request=self._http,
+            compression=None,  # LAN-sized frames: deflate costs more memory than it saves
+            max_size=wire.MAX_FRAME_BYTES,
+            # Frames read ahead of the one being handled: a client held back by its
+            # rate limit fills these, then TCP stops it (at most 4 x 64 KiB each).
+            max_queue=4,
+            close_timeout=self.config.close_timeout,
+            create_connection=TulipsConnection,
+            ping_interval=self.config.ping_interval,
+            ping_timeout=self.config.ping_timeout,
+            open_timeout=self.config.hello_timeout,
+            server_header=None,
+            ssl=self.tls.context if self.tls is not None else None,
+            reuse_port=self.config.reuse_port,
+        )
 
     async def _announce(self) -> None:
         """Announce on the LAN, on the interfaces listened on: none for loopback."""
@@ -195,6 +202,8 @@ class TulipsServer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.stop_timeout
         self._server.close(close_connections=False)
+        for extra in self._extra:
+            extra.close(close_connections=False)
         self.lobby.halt()
         await asyncio.gather(
             *(
@@ -205,6 +214,8 @@ class TulipsServer:
         )
         with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
             async with asyncio.timeout_at(deadline):
+                for extra in self._extra:
+                    await asyncio.shield(extra.wait_closed())
                 await asyncio.shield(self._server.wait_closed())
         if self._housekeeping is not None:
             self._housekeeping.cancel()
@@ -242,7 +253,17 @@ class TulipsServer:
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
+            **self._cluster_health(),
         }
+
+    def _cluster_health(self) -> dict[str, Any]:
+        if self.config.cluster is None:
+            return {}
+        from .cluster.lobby import ClusterLobby
+
+        return (
+            {"cluster": self.lobby.cluster_health()} if isinstance(self.lobby, ClusterLobby) else {}
+        )
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?")[0] == "/healthz":
@@ -423,6 +444,16 @@ def _is_loopback(address: str) -> bool:
 def _origin_key(origin: str) -> str:
     """An origin as compared: scheme and host are case-insensitive, no trailing slash."""
     return origin.strip().rstrip("/").lower()
+
+
+def _new_lobby(config: ServerConfig, storage: Storage | None) -> Lobby:
+    """The one-process lobby or, with ``config.cluster``, a cluster node's
+    (imported only then: a single server never imports redis)."""
+    if config.cluster is None:
+        return Lobby(config, storage=storage)
+    from .cluster.lobby import ClusterLobby
+
+    return ClusterLobby(config, storage=storage)
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

@@ -16,6 +16,7 @@ import logging
 import math
 import resource
 import signal
+import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import TYPE_CHECKING
 import platformdirs
 
 from .app import TulipsServer
+from .cluster import options as cluster_options
+from .cluster.workers import supervise
 from .config import ServerConfig
 from .storage import StorageError
 from .tls import CERT_FILE, KEY_FILE, TlsError
@@ -229,6 +232,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         metavar="N",
         help="matches that have not started one player may host at once (default: %(default)s)",
     )
+    cluster_options.add_arguments(parser)
     parser.add_argument(
         "--name",
         default=None,
@@ -278,7 +282,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    return ServerConfig(
+    config = ServerConfig(
         host=args.host,
         port=args.port,
         data_dir=None if args.no_storage else args.data_dir,
@@ -305,6 +309,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
     )
+    return cluster_options.apply(parser, args, config)
 
 
 async def run(config: ServerConfig, setup: Setup | None = None) -> None:
@@ -370,6 +375,8 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
     before it starts (to install hooks: the fault-injecting test runner does)."""
     config = parse_args(argv)
+    if config.workers > 1 and config.worker is None:
+        return supervise(config, sys.argv[1:] if argv is None else argv)
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:

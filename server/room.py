@@ -122,6 +122,8 @@ class RoomServices:
     stand_in_strength: str = "medium"
     #: keys every bot's generator to the server (Bot.for_seat): made at start, never sent
     bot_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: the cluster node that runs the room (its summary names it); None: no cluster
+    node: str | None = None
 
 
 class Room:

@@ -326,6 +326,7 @@ def summary(room: Room) -> wire.MatchSummary:
         turn_timer=room.settings.turn_timer,
         open_box=room.settings.open_box,
         seed_commitment=seed_commitment(room),
+        node=room.services.node,
     )
 
 
