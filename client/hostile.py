@@ -64,7 +64,9 @@ class Options:
     nonreaders: int = 4  #: connections that never read, open at once
     matches: int = 12  #: normal matches of four SDK players
     think: float = 0.05  #: a normal player's mean pause before acting, seconds
-    settle: float = 5.0  #: seconds between the last client leaving and "after"
+    #: seconds between the last client leaving and "after": past the server's
+    #: grace period (30 s), after which departed players' open matches go away
+    settle: float = 35.0
     idle: float = 2.0  #: seconds between the warm-up match and "idle"
     finish_timeout: float = 120.0  #: seconds the normal matches get to finish
     seed: int = 1
@@ -606,7 +608,8 @@ class _Run:
                 if not dealing.is_set():
                     return
                 step = "play_again"
-                await sessions[0].play_again()
+                for session in sessions:  # the first opens the rematch, the others accept it
+                    await session.play_again()
         except RequestError as exc:
             normal.failures[f"{step}: {exc}"[:120]] += 1
         except (ConnectError, ConnectionError, ConnectionClosed) as exc:

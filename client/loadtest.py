@@ -10,11 +10,18 @@ the figure a busy machine disturbs least. The load average is printed beside.
 
     tulips-loadtest ws://127.0.0.1:8765 --matches 50 --think 0 --duration 20
     tulips-loadtest --spawn-server --matches 500 --think 1 --duration 60
+    tulips-loadtest ws://node1:8765 ws://node2:8765 --matches 500 --think 1
+    tulips-loadtest ws://node1:8765 --all-nodes     # every node of node1's cluster
+    tulips-loadtest --compare-workers 2 --matches 50 --think 0  # 1 process vs 2 workers
     tulips-loadtest --spawn-server --reference --storage off --matches 50 --think 0
 
 --reference then runs the same load against a bare websockets + MessagePack
 server with no game (python -m client.reference) and prints each figure as a
 ratio to it: what the game costs over the physical limit of this stack here.
+
+With several URLs (a cluster's nodes) the clients are spread over them: seat s
+of match i connects to URL (i + s) mod N, so joins follow the cluster's
+redirects to the match's node.
 
 Two soaks start a server of their own and judge it (exit code 1 on a missed
 target); each has flags of its own, which "tulips-loadtest --hostile 1 --help"
@@ -41,11 +48,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import protocol as wire
 
+from . import clusterload
 from .localserver import fetch_health
 from .sdk import ConnectError, ConnectionLost, RequestError, Session
 
@@ -174,7 +182,7 @@ class _Seat:
 
 
 async def _match_loop(
-    url: str,
+    urls: Sequence[str],
     players: int,
     think: float,
     report: LoadReport,
@@ -188,6 +196,7 @@ async def _match_loop(
     sessions: list[Session] = []
     try:
         for seat in range(players):
+            url = urls[(index + seat) % len(urls)]  # spread over the nodes
             session = Session(url, f"load{index}-{seat}", reconnect=False, request_timeout=30)
             await session.open()
             sessions.append(session)
@@ -205,7 +214,8 @@ async def _match_loop(
                 return
             if measuring.is_set() and not stop.is_set():
                 report.matches += 1
-            await sessions[0].play_again()
+            for session in sessions:  # the first opens the rematch, the others accept it
+                await session.play_again()
     except (ConnectError, RequestError, ConnectionError, TimeoutError) as exc:
         report.error(type(exc).__name__)
     finally:
@@ -235,7 +245,7 @@ async def _bot_table(url: str, index: int, stop: asyncio.Event, report: LoadRepo
 
 
 async def run_load(
-    url: str,
+    url: str | Sequence[str],
     matches: int,
     players: int,
     think: float,
@@ -254,17 +264,20 @@ async def run_load(
     process used while measuring.
     """
     report = LoadReport()
-    health = await fetch_health(url)
-    report.memory_before = _memory(health)
+    urls = [url] if isinstance(url, str) else list(url)
+    report.memory_before = await _memory_of(urls)
     ready = asyncio.Barrier(matches + 1)
     measuring, stop = asyncio.Event(), asyncio.Event()
     tasks = [
         asyncio.create_task(
-            _match_loop(url, players, think, report, i, ready, measuring, stop, ramp)
+            _match_loop(urls, players, think, report, i, ready, measuring, stop, ramp)
         )
         for i in range(matches)
     ]
-    tasks += [asyncio.create_task(_bot_table(url, i, stop, report)) for i in range(hard_bots)]
+    tasks += [
+        asyncio.create_task(_bot_table(urls[i % len(urls)], i, stop, report))
+        for i in range(hard_bots)
+    ]
     try:
         async with asyncio.timeout(120):
             await ready.wait()
@@ -276,7 +289,7 @@ async def run_load(
     measuring.set()
     started = time.perf_counter()
     await asyncio.sleep(duration / 2)
-    report.memory_loaded = _memory(await fetch_health(url))
+    report.memory_loaded = await _memory_of(urls)
     await asyncio.sleep(duration / 2)
     report.elapsed = time.perf_counter() - started
     measuring.clear()
@@ -290,6 +303,12 @@ async def run_load(
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     return report
+
+
+async def _memory_of(urls: Sequence[str]) -> int | None:
+    """The servers' memory, added up over the nodes (None if one does not say)."""
+    memories = [_memory(await fetch_health(url)) for url in urls]
+    return None if None in memories else sum(m for m in memories if m is not None)
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -397,7 +416,24 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("url", nargs="?", help="ws://HOST:PORT of a running server")
+    parser.add_argument(
+        "urls",
+        nargs="*",
+        metavar="url",
+        help="ws://HOST:PORT of a running server; several: the clients are spread over them",
+    )
+    parser.add_argument(
+        "--all-nodes",
+        action="store_true",
+        help="spread the clients over every node of the first URL's cluster",
+    )
+    parser.add_argument(
+        "--compare-workers",
+        type=int,
+        metavar="N",
+        help="start one server process, then a cluster of N workers on a private"
+        " redis-server, and measure both under the same load, side by side",
+    )
     parser.add_argument(
         "--hard-bots",
         type=int,
@@ -457,24 +493,29 @@ def main(argv: list[str] | None = None) -> int:
         "--ramp", type=float, help="seconds over which matches start (default: 10 x --think)"
     )
     args = parser.parse_args(argv)
-    if (args.url is None) == (not args.spawn_server):
-        parser.error("give a server URL or --spawn-server (not both)")
+    spawning = args.spawn_server or args.compare_workers is not None
+    if bool(args.urls) == spawning:
+        parser.error("give server URLs, or --spawn-server or --compare-workers (not both)")
     if args.matches < 1 or args.duration <= 0 or args.think < 0:
         parser.error("--matches must be at least 1, --duration positive, --think not negative")
-    if args.rounds < 1 or (args.rounds > 1 and args.url is not None):
+    if args.rounds < 1 or (args.rounds > 1 and not args.spawn_server):
         parser.error("--rounds must be at least 1, and goes with --spawn-server")
-    if args.server_pid is not None and args.url is None:
-        parser.error("--server-pid goes with a URL (a spawned server's pid is known)")
+    if args.server_pid is not None and len(args.urls) != 1:
+        parser.error("--server-pid goes with one URL (a spawned server's pid is known)")
     _raise_fd_limit()
     gc.freeze()  # as the server does: keep collector pauses out of the latencies
     gc.set_threshold(50_000, 20, 100)
 
-    def go(url: str, pid: int | None) -> LoadReport:
+    def go(url: str | list[str], pid: int | None = None) -> LoadReport:
         async def run() -> LoadReport:
-            await _wait_until_up(url)
+            urls = [url] if isinstance(url, str) else url
+            for each in urls:
+                await _wait_until_up(each)
+            if args.all_nodes:
+                urls = await clusterload.cluster_urls(urls)
             ramp = args.ramp if args.ramp is not None else 10 * args.think
             return await run_load(
-                url,
+                urls,
                 args.matches,
                 args.players,
                 args.think,
@@ -487,8 +528,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(run())
 
     print(f"{args.matches} matches x {args.players} players, think {args.think} s")
-    if args.url is not None:
-        report = go(args.url, args.server_pid)
+    if args.compare_workers is not None:
+        return _compare_workers(args.compare_workers, args.storage, go)
+    if not args.spawn_server:
+        report = go(args.urls, args.server_pid)
         print("\n".join(report.lines()))
         reports = {"server": report}
         if args.reference:
@@ -523,7 +566,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if errors == 0 else 1
 
 
-def _reference_run(loop: str, go: Callable[[str, int | None], LoadReport]) -> LoadReport:
+def _compare_workers(workers: int, storage: str, go: Callable[..., LoadReport]) -> int:
+    """One server process, then ``workers`` of them in a cluster, under the same load."""
+    with _spawned_server(storage) as spawned:
+        one = go(spawned.url, spawned.pid)
+    print("-- one process")
+    print("\n".join(one.lines()))
+    with clusterload.spawned_cluster(workers, storage) as urls:
+        many = go(urls)
+    print(f"-- --workers {workers} (clients spread over {', '.join(urls)})")
+    print("\n".join(many.lines()))
+    print("\n".join(clusterload.side_by_side(one, many, workers)))
+    return 0 if one.errors == many.errors == 0 else 1
+
+
+def _reference_run(loop: str, go: Callable[..., LoadReport]) -> LoadReport:
     """The same load against the reference server; its report, printed."""
     with _spawned_reference(loop) as spawned:
         reference = go(spawned.url, spawned.pid)

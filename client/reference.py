@@ -18,7 +18,9 @@ about 12.6 frames and 1.2 KB in all):
 - per match: ``ok`` to ``start``, a 4-player snapshot (about 590 bytes) and
   two match updates to every member; after :data:`MATCH_ACTIONS` actions the
   final scoring to everyone instead of a prompt, and two match updates more;
-  on ``play_again`` ``joined`` and two match updates to every member.
+  on the first ``play_again`` a rematch offer to the others; on each
+  ``play_again`` ``joined`` and a match update to the asker, a match update to
+  the others.
 
 Each member's frames for one request leave in one write to its socket (one
 system call): the best this stack can do, which is what the reference is for.
@@ -88,7 +90,7 @@ _MATCH_ENDED = _frame(
         event=examples.EVENT_EXAMPLES["match_ended"][0][1],
     )
 )
-_JOINED_PUSH = _frame(wire.Joined(match=examples.MATCH, seat=0, host=False))
+_REMATCH_OFFER = _frame(examples.SERVER_EXAMPLES["rematch"])
 
 _decode = msgspec.msgpack.Decoder().decode
 
@@ -116,6 +118,8 @@ class _Group:
     members: list[ServerConnection] = field(default_factory=list)
     turn: int = 0
     actions: int = 0
+    #: the rematch of the finished match has been offered to the others
+    offered: bool = False
 
 
 class ReferenceServer:
@@ -171,6 +175,7 @@ class ReferenceServer:
                 self._seat(connection, found, request_id)
         elif kind == "start" and group is not None:
             group.turn = group.actions = 0
+            group.offered = False
             write_frames(connection, [_ok(request_id)])
             for index, member in enumerate(group.members):
                 frames = [_SNAPSHOT, _MATCH_UPDATE, _MATCH_UPDATE]
@@ -178,9 +183,13 @@ class ReferenceServer:
                     frames.append(_PROMPT)
                 write_frames(member, frames)
         elif kind == "play_again" and group is not None:
+            seat = group.members.index(connection)
+            write_frames(connection, [_joined(request_id, group, seat), _MATCH_UPDATE])
             for member in group.members:
-                answer = _joined(request_id, group, 0) if member is connection else _JOINED_PUSH
-                write_frames(member, [answer, _MATCH_UPDATE, _MATCH_UPDATE])
+                if member is not connection:
+                    frames = [_MATCH_UPDATE] if group.offered else [_REMATCH_OFFER, _MATCH_UPDATE]
+                    write_frames(member, frames)
+            group.offered = True
         else:
             write_frames(connection, [_ok(request_id)])
 

@@ -13,18 +13,33 @@ load generator — is built on :class:`Session`::
 
 Requests return their answer (or raise :class:`RequestError`); every message
 the server sends, answers included, also arrives through ``async for``.
+
+A ``wss://`` server with a self-signed certificate (``tulips-server --tls``)
+is checked by its fingerprint instead of a certificate authority: give
+``fingerprint="SHA256:…"`` to pin it, and/or ``known_servers`` (remembered
+fingerprints, :mod:`client.trust`) with a ``trust`` callback that is asked
+about a server seen for the first time. The check runs after the TLS
+handshake and before ``hello``, so no token is sent to a server that fails
+it; a certificate that does not match raises :class:`CertificateRefused`.
+
+In a cluster (PROTOCOL.md: a cluster of nodes) the session follows the server's
+``elsewhere`` redirects by itself: to the node of a match it joins, watches or
+replays, and to the node of the seat it resumes. ``url`` is then that node's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import logging
-from collections.abc import AsyncIterator, Generator, Sequence
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -32,12 +47,16 @@ from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketExcepti
 
 import protocol as wire
 
+from .trust import KnownServers, fingerprint, parse_fingerprint, pinning_context, server_key
+
 __all__ = [
+    "CertificateRefused",
     "ConnectError",
     "ConnectionLost",
     "Reconnected",
     "RequestError",
     "Session",
+    "TrustCallback",
     "connect",
 ]
 
@@ -54,6 +73,35 @@ class ConnectError(Exception):
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+
+
+class CertificateRefused(ConnectError):
+    """A ``wss://`` server's certificate is not the one expected. ``code``:
+    ``certificate_changed`` (``known_servers`` remembers another one, at line
+    ``line`` of ``path``), ``fingerprint_mismatch`` (not the pinned one) or
+    ``certificate_untrusted`` (never seen, and not trusted when asked)."""
+
+    def __init__(
+        self,
+        message: str,
+        code: str,
+        *,
+        server: str,
+        actual: str,
+        expected: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message, code)
+        self.server = server
+        self.actual = actual
+        self.expected = expected
+        self.path = path
+        self.line = line
+
+
+#: Asked about a server seen for the first time: (``host:port``, fingerprint) -> trust it?
+TrustCallback = Callable[[str, str], "Awaitable[bool] | bool"]
 
 
 class RequestError(Exception):
@@ -98,7 +146,14 @@ class Session:
         reconnect: bool = True,
         open_timeout: float = 10.0,
         request_timeout: float = 10.0,
+        fingerprint: str | None = None,
+        trust: TrustCallback | None = None,
+        known_servers: KnownServers | None = None,
     ) -> None:
+        """``fingerprint``, ``trust`` and ``known_servers`` check a ``wss://``
+        server's certificate by its fingerprint (see the module's docstring);
+        without any of them a ``wss://`` certificate must be signed by an
+        authority this machine trusts."""
         self.url = url
         self.name = name
         self.token = token
@@ -106,6 +161,10 @@ class Session:
         self.reconnect = reconnect
         self.open_timeout = open_timeout
         self.request_timeout = request_timeout
+        #: the pinned fingerprint; after a checked connection, that server's
+        self.fingerprint = parse_fingerprint(fingerprint) if fingerprint else None
+        self.trust = trust
+        self.known_servers = known_servers
         self.player_id: str | None = None
         self.server_name: str | None = None
         self._connection: ClientConnection | None = None
@@ -115,20 +174,35 @@ class Session:
         self._reader: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         self._closed = False
+        #: cluster redirects: a move under way, and what a request-driven one heard
+        self._moving: asyncio.Task[bool] | None = None
+        self._quiet = False
+        self._home_hint: str | None = None
+        self._unasked_moves = 0
 
     # -- connection life ------------------------------------------------------------------
 
     async def open(self) -> wire.Welcome:
         """Connect and say hello (with the token, if this session has one)."""
+        secure = urlsplit(self.url).scheme == "wss"
+        pinning = secure and (self.fingerprint or self.trust or self.known_servers) is not None
+        options: dict[str, Any] = {"ssl": pinning_context()} if pinning else {}
         try:
             connection = await ws_connect(
                 self.url,
                 open_timeout=self.open_timeout,
                 compression=None,
                 max_size=wire.MAX_FRAME_BYTES,
+                **options,
             )
         except (OSError, TimeoutError, InvalidURI, WebSocketException) as exc:
-            raise ConnectError(f"cannot reach {self.url}: {exc}") from None
+            raise ConnectError(f"cannot reach {self.url}: {await self._why(exc)}") from None
+        if pinning:
+            try:
+                await self._check_certificate(connection)
+            except BaseException:
+                await asyncio.shield(connection.close())
+                raise
         hello = wire.Hello(client=self.client, name=self.name, token=self.token, id=0)
         try:
             await connection.send(wire.encode(hello))
@@ -155,15 +229,83 @@ class Session:
         self._reader = asyncio.get_running_loop().create_task(self._read(connection))
         return answer
 
+    async def _why(self, exc: BaseException) -> str:
+        """What went wrong, in words: TLS on one side only is named as such."""
+        parts = urlsplit(self.url)
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return (
+                f"{exc.verify_message or exc}: its certificate is not signed by an authority "
+                "this machine trusts; pin it with its fingerprint (tulips connect asks)"
+            )
+        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "wss" else 80)
+        if isinstance(exc, WebSocketException | ConnectionError | EOFError | ssl.SSLError):
+            if parts.scheme == "ws" and await _speaks_tls(host, port):
+                return f"this server speaks TLS: use wss://{parts.netloc}"
+            if parts.scheme == "wss" and await _speaks_plain_http(host, port):
+                return f"this server does not speak TLS: use ws://{parts.netloc}"
+        return str(exc) or type(exc).__name__
+
+    async def _check_certificate(self, connection: ClientConnection) -> None:
+        """Refuse a ``wss://`` server whose certificate is not the expected one
+        (see :class:`CertificateRefused`); remember a newly trusted one."""
+        tls = connection.transport.get_extra_info("ssl_object")
+        der = tls.getpeercert(binary_form=True) if tls is not None else None
+        if not der:
+            raise ConnectError(f"{self.url} showed no certificate")
+        actual = fingerprint(der)
+        key = server_key(self.url)
+        known = self.known_servers.find(key) if self.known_servers is not None else None
+        if known is not None and known[1] != actual:
+            assert self.known_servers is not None
+            path = str(self.known_servers.path)
+            raise CertificateRefused(
+                f"the certificate of {key} has CHANGED: it was {known[1]}, now it is {actual}. "
+                "Someone may be posing as that server, or its operator made a new "
+                f"certificate. If you trust the new one, delete line {known[0]} of {path} "
+                f"(the line starting with {key}), or run: tulips forget {key}",
+                "certificate_changed",
+                server=key,
+                actual=actual,
+                expected=known[1],
+                path=path,
+                line=known[0],
+            )
+        if self.fingerprint is not None and self.fingerprint != actual:
+            raise CertificateRefused(
+                f"the certificate of {key} is {actual}, not the pinned {self.fingerprint}",
+                "fingerprint_mismatch",
+                server=key,
+                actual=actual,
+                expected=self.fingerprint,
+            )
+        if known is None and self.fingerprint is None:
+            answer = self.trust(key, actual) if self.trust is not None else False
+            if inspect.isawaitable(answer):
+                answer = await answer
+            if not answer:
+                raise CertificateRefused(
+                    f"the certificate of {key} ({actual}) is not one you trusted before; "
+                    "pin it with its fingerprint or accept it when asked",
+                    "certificate_untrusted",
+                    server=key,
+                    actual=actual,
+                )
+        if known is None and self.known_servers is not None:
+            try:
+                self.known_servers.remember(key, actual)
+            except OSError as exc:
+                log.warning("cannot remember %s in %s: %s", key, self.known_servers.path, exc)
+        self.fingerprint = actual  # a reconnect must meet the same certificate
+
     async def close(self) -> None:
         """Close for good: no reconnect, and nothing this session started runs on."""
         self._closed = True
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None:
                 task.cancel()
         if self._connection is not None:
             await self._connection.close()
-        for task in (self._reconnecting, self._reader):
+        for task in (self._reconnecting, self._reader, self._moving):
             if task is not None and task is not asyncio.current_task():
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -188,6 +330,10 @@ class Session:
                     continue
                 if isinstance(message, wire.Unknown):
                     continue  # PROTOCOL.md: ignore message types we do not know
+                if message.id is None and _redirect_url(message):
+                    if self._follow_unasked(message):
+                        return  # this connection is being left for the seat's node
+                    continue
                 request_id = message.id
                 if isinstance(request_id, int) and request_id in self._pending:
                     future = self._pending.pop(request_id)
@@ -216,6 +362,12 @@ class Session:
                 if self._closed and self._connection is not None:  # closed meanwhile
                     await self._connection.close()
                     return
+            except CertificateRefused as exc:  # trying again would meet the same certificate
+                log.error("reconnect refused: %s", exc)
+                self._closed = True
+                self._inbox.put_nowait(ConnectionLost(str(exc)))
+                self._inbox.put_nowait(None)
+                return
             except ConnectError as exc:
                 log.info("reconnect failed: %s; next try in %.1f s", exc, delay)
                 await asyncio.sleep(delay)
@@ -254,12 +406,38 @@ class Session:
 
     async def send(self, message: wire.Message) -> None:
         """Send a message without waiting for its answer."""
+        moving = self._moving
+        if moving is not None and not moving.done() and moving is not asyncio.current_task():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(moving)
         if self._connection is None:
             raise ConnectionError("not connected")
         await self._connection.send(wire.encode(message))
 
     async def request(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
-        """Send a request with a fresh id and return its answer (or raise RequestError)."""
+        """Send a request with a fresh id and return its answer (or raise RequestError).
+
+        An ``elsewhere`` answer (a cluster's match on another node) moves the
+        session to that node and sends the request there again."""
+        answer = await self._request_once(build, **fields)
+        hops = 0
+        while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
+            hops += 1
+            if not await self._move(url, quiet=True):
+                break  # that node cannot be reached: its answer stands
+            answer = await self._request_once(build, **fields)
+        if hops:
+            home, self._home_hint, self._quiet = self._home_hint, None, False
+            entered = build in (wire.Join, wire.Watch) and not isinstance(answer, wire.Error)
+            if home is not None and not entered:  # back to the seat the new node named
+                await self._move(home, quiet=False)
+        if _redirect_url(answer) is None:
+            self._unasked_moves = 0
+        if isinstance(answer, wire.Error):
+            raise RequestError(answer)
+        return answer
+
+    async def _request_once(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
         request_id = next(self._ids)
         future: asyncio.Future[wire.ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -272,9 +450,57 @@ class Session:
                 future.cancel()
             elif not future.cancelled():
                 future.exception()  # seen: if sending failed, that is the error raised
-        if isinstance(answer, wire.Error):
-            raise RequestError(answer)
         return answer
+
+    # -- cluster redirects ------------------------------------------------------------------
+
+    def _follow_unasked(self, message: wire.ServerMessage) -> bool:
+        """An unasked ``elsewhere`` after welcome: the seat being resumed is on
+        another node. True if the session now moves there."""
+        url = _redirect_url(message)
+        assert url is not None
+        if self._quiet:  # moving for a request: remember it, and go there afterwards if need be
+            self._home_hint = url
+            return False
+        if self._unasked_moves >= _MAX_HOPS:  # nodes disagree: tell the app, stay here
+            self._inbox.put_nowait(message)
+            return False
+        self._unasked_moves += 1
+        self._moving = asyncio.get_running_loop().create_task(self._move(url, quiet=False))
+        return True
+
+    async def _move(self, url: str, *, quiet: bool) -> bool:
+        """Close this connection and open one to ``url`` with the same token.
+
+        ``quiet``: the move is for a request, so an unasked redirect there is only
+        remembered. False if ``url`` cannot be reached: the session opens again
+        where it was (or reconnects, if it cannot)."""
+        previous, self._quiet = self.url, quiet
+        reader, connection = self._reader, self._connection
+        self._reader = self._connection = None
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        if connection is not None:
+            await connection.close()
+        self._fail_pending("the session moved to another node")
+        self.url = url
+        try:
+            await self.open()
+            if self._closed and self._connection is not None:  # closed meanwhile
+                await self._connection.close()
+            return True
+        except ConnectError as exc:
+            log.warning("cannot follow the redirect to %s: %s", url, exc)
+        self.url, self._quiet = previous, False
+        try:
+            await self.open()
+        except ConnectError as exc:
+            self._inbox.put_nowait(ConnectionLost(str(exc)))
+            if self.reconnect and not self._closed:
+                self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+        return False
 
     async def list_matches(self) -> Sequence[wire.MatchSummary]:
         """The server's matches: open, running and recently finished."""
@@ -373,10 +599,50 @@ _FINAL_CLOSE_CODES = frozenset(
 )
 
 
+#: Redirects followed in a row (for one request, or unasked) before giving up.
+_MAX_HOPS = 3
+
+
+def _redirect_url(message: wire.ServerMessage) -> str | None:
+    """The URL an ``elsewhere`` error sends the client to, if it is one."""
+    if isinstance(message, wire.Error) and message.code == wire.ErrorCode.ELSEWHERE:
+        return message.url or None
+    return None
+
+
 def _as_bytes(frame: str | bytes) -> bytes:
     if isinstance(frame, str):
         raise wire.ProtocolError(wire.ErrorCode.BAD_FRAME, "a text frame from the server")
     return frame
+
+
+async def _speaks_tls(host: str, port: int, timeout: float = 3.0) -> bool:
+    """Whether a TLS handshake with ``host:port`` succeeds (asked only after a
+    plain ``ws://`` connection failed, to say why)."""
+    try:
+        async with asyncio.timeout(timeout):
+            _, writer = await asyncio.open_connection(host, port, ssl=pinning_context())
+    except (OSError, TimeoutError, ssl.SSLError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError, ssl.SSLError):
+        await writer.wait_closed()
+    return True
+
+
+async def _speaks_plain_http(host: str, port: int, timeout: float = 3.0) -> bool:
+    """Whether ``host:port`` answers a plain HTTP request (asked only after a
+    ``wss://`` connection failed, to say why)."""
+    try:
+        async with asyncio.timeout(timeout):
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                writer.write(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+                return (await reader.readline()).startswith(b"HTTP/1.")
+            finally:
+                writer.close()
+    except (OSError, TimeoutError):
+        return False
 
 
 class connect:

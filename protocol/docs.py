@@ -53,6 +53,7 @@ from .types import (
     SeatInfo,
     SeatKind,
     SeatState,
+    SeatTimer,
     State,
     Strength,
     TurnAction,
@@ -97,6 +98,7 @@ _VALUE_TYPES = (
     MajorityPlace,
     ServerLimits,
     SeatAction,
+    SeatTimer,
 )
 _ENVELOPE_FIELDS = ("v", "id")
 # msgspec sorts a Literal's values; these give them back in definition order.

@@ -55,6 +55,9 @@ class ErrorCode(enum.StrEnum):
     SERVER_FULL = "server_full"
     TOO_MANY_MATCHES = "too_many_matches"
     STORAGE_UNAVAILABLE = "storage_unavailable"
+    ELSEWHERE = "elsewhere"
+    NODE_UNAVAILABLE = "node_unavailable"
+    CLUSTER_UNAVAILABLE = "cluster_unavailable"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -109,6 +112,19 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "unwritable), and the request needs something stored: a `hello` without a token (a new "
     "identity; the connection is closed with 1013), or `start` (the match stays open). "
     "Nothing was changed; try again later.",
+    ErrorCode.ELSEWHERE: "Clusters only: the match lives on another node of this server's "
+    "cluster; `url` says where and `match` which match. Connect to `url`, say `hello` with your "
+    "token, and send the request again (see [a cluster of nodes](#a-cluster-of-nodes)). Also "
+    "sent unasked, without an `id`, right after `welcome`, when the seat a `hello` resumes is "
+    "there. Nothing was changed.",
+    ErrorCode.NODE_UNAVAILABLE: "Clusters only: `join`, `watch` or `replay` of a match whose "
+    "node is not answering (its summary says `available` false); also sent unasked after "
+    "`welcome` when the seat a `hello` resumes is there. The match is kept: try again once its "
+    "node is back.",
+    ErrorCode.CLUSTER_UNAVAILABLE: "Clusters only: the node cannot reach the store its cluster "
+    "shares, and the request needs it: a `join`, `watch` or `replay` of a match on another "
+    "node, or a `hello` whose token another node made (the connection is then closed with "
+    "1013). Matches on this node go on; try again later.",
     ErrorCode.INTERNAL_ERROR: "The server failed; the request may not have been carried out. "
     "Clients treat an error code they do not know like this one.",
 }
@@ -141,7 +157,8 @@ CLOSE_CODE_DOCS: dict[CloseCode, str] = {
     "unread, and no `error` is sent.",
     CloseCode.INTERNAL_ERROR: "The server hit an unexpected error on this connection.",
     CloseCode.TRY_AGAIN_LATER: "After `storage_unavailable` in answer to `hello`: the server "
-    "cannot store a new identity now. Try again later.",
+    "cannot store a new identity now; or after `cluster_unavailable`: it cannot check a token "
+    "another node of its cluster made. Try again later.",
     CloseCode.PROTOCOL_VIOLATION: "`max_bad_frames` `bad_frame`, `bad_message` or "
     "`unknown_type` errors in a row (see `welcome.limits`); before `welcome`, `not_welcome` "
     "counts too.",
@@ -164,6 +181,7 @@ _CLOSING: dict[ErrorCode, CloseCode] = {
     ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
     ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
     ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
+    ErrorCode.CLUSTER_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
 }
 
 
@@ -173,7 +191,8 @@ class ProtocolError(Exception):
     ``path`` names the offending field, starting with the message type
     (``"act.action.to_seat"``); ``request_id`` is the ``id`` of the request
     it answers, when known. ``str(error)`` reads
-    ``"act.action.to_seat: expected int, got str"``.
+    ``"act.action.to_seat: expected int, got str"``. ``url`` and ``match`` are
+    set on ``elsewhere`` (where the match lives) and ``node_unavailable``.
     """
 
     def __init__(
@@ -183,12 +202,16 @@ class ProtocolError(Exception):
         *,
         path: str | None = None,
         request_id: RequestId | None = None,
+        url: str | None = None,
+        match: str | None = None,
     ) -> None:
         super().__init__(code, message, path, request_id)
         self.code = code
         self.message = message
         self.path = path
         self.request_id = request_id
+        self.url = url
+        self.match = match
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -217,6 +240,8 @@ def error_message_for(error: ProtocolError, request_id: RequestId | None = None)
         message=_clip(error.message, MAX_ERROR_LENGTH) or error.code.value,
         path=None if error.path is None else _clip(error.path, MAX_STRING_LENGTH),
         id=error.request_id if error.request_id is not None else request_id,
+        url=error.url,
+        match=error.match,
     )
 
 

@@ -51,9 +51,11 @@ from .types import (
     MatchStatus,
     MatchSummary,
     Name,
+    PlayedBy,
     RequestId,
     Seat,
     SeatAction,
+    SeatTimer,
     State,
     Text,
 )
@@ -81,6 +83,7 @@ __all__ = [
     "Ok",
     "PlayAgain",
     "Prompt",
+    "RematchOffer",
     "Replay",
     "ReplayPage",
     "ServerLimits",
@@ -88,6 +91,7 @@ __all__ = [
     "Snapshot",
     "Start",
     "Sync",
+    "TurnTimer",
     "Watch",
     "Welcome",
 ]
@@ -228,8 +232,9 @@ class Start(_Request, frozen=True, tag="start"):
 class PlayAgain(_Request, frozen=True, tag="play_again"):
     """After a match ends: a rematch with the same settings, bots and players.
 
-    The first to ask opens and hosts it; every player of the old match who is
-    still there is seated in their old seat and receives ``joined`` for it.
+    The first to ask opens and hosts it; every other player of the old match
+    keeps their old seat in it and is sent ``rematch``, and takes the seat with
+    their own ``play_again``.
     """
 
     answer = "`joined` for the new match, or `error`"
@@ -371,6 +376,20 @@ class Error(_Notice, frozen=True, kw_only=True, tag="error"):
     path: Annotated[
         Text | None, Meta(description="the offending field, e.g. `act.action.to_seat`")
     ] = None
+    url: Annotated[
+        Text | None,
+        Meta(
+            description="`elsewhere`: the URL of the node where the match lives; connect there "
+            "(added within version 1)"
+        ),
+    ] = None
+    match: Annotated[
+        Identifier | None,
+        Meta(
+            description="`elsewhere` and `node_unavailable`: the match concerned "
+            "(added within version 1)"
+        ),
+    ] = None
 
 
 class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
@@ -390,10 +409,7 @@ class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
 class Joined(_Notice, frozen=True, kw_only=True, tag="joined"):
     """You are in a match now: in a seat, or watching."""
 
-    sent_to = (
-        "the requester; also unasked, when `hello` resumes a seat or another "
-        "player's `play_again` seats you in the rematch"
-    )
+    sent_to = "the requester; also unasked, when `hello` resumes a seat"
 
     match: MatchId
     seat: Annotated[Seat | None, Meta(description="your seat; null for a spectator")]
@@ -445,6 +461,14 @@ class Event(_Notice, frozen=True, kw_only=True, tag="event"):
     match: MatchId
     seq: Annotated[Count, Meta(description="this event's number, from 1")]
     event: Annotated[GameEvent, Meta(description="what happened, tagged by `kind`")]
+    by: Annotated[
+        PlayedBy | None,
+        Meta(
+            description="on the first event of an action a person's seat did not choose: "
+            "`stand_in` (the server plays the seat while its player is away) or `timer` (the "
+            "turn timer ran out); absent otherwise. Added within version 1"
+        ),
+    ] = None
 
 
 class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
@@ -470,6 +494,36 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
             "`opening`); added within version 1, so absent from older servers",
         ),
     ] = ()
+
+
+class TurnTimer(_Notice, frozen=True, kw_only=True, tag="turn_timer"):
+    """Whose turn timer runs, and how many seconds each has left. Added within
+    version 1: older servers send none (only the seat that must act learns its
+    own, from ``prompt.deadline``)."""
+
+    sent_to = (
+        "every player and spectator of a timed match, whenever a seat's timer starts; "
+        "and one member, after its snapshot, while a timer runs"
+    )
+
+    match: MatchId
+    seq: Annotated[Count, Meta(description="the events it follows")]
+    timers: Annotated[
+        tuple[SeatTimer, ...],
+        Meta(max_length=MAX_SEATS, description="every running timer, by seat"),
+    ]
+
+
+class RematchOffer(_Notice, frozen=True, kw_only=True, tag="rematch"):
+    """Someone opened the rematch of a finished match: its other players may
+    join it with ``play_again`` (their seats are kept for them). Added within
+    version 1."""
+
+    sent_to = "every other player of the finished match who is in it when the rematch opens"
+
+    match: Annotated[Identifier, Meta(description="the finished match")]
+    rematch: Annotated[Identifier, Meta(description="the rematch, open now")]
+    host: Annotated[Name, Meta(description="who opened it (and hosts it)")]
 
 
 class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
@@ -559,6 +613,8 @@ ServerMessage = (
     | Prompt
     | ReplayPage
     | ChatLine
+    | TurnTimer
+    | RematchOffer
 )
 
 

@@ -29,6 +29,7 @@ from msgspec import Meta
 
 from .limits import (
     MAX_CHAT_LENGTH,
+    MAX_DEADLINE,
     MAX_ID_LENGTH,
     MAX_LIST_LENGTH,
     MAX_NAME_LENGTH,
@@ -75,6 +76,7 @@ __all__ = [
     "OpeningChosen",
     "OpeningRevealed",
     "Phase",
+    "PlayedBy",
     "PlayerScore",
     "Points",
     "RequestId",
@@ -84,6 +86,7 @@ __all__ = [
     "SeatInfo",
     "SeatKind",
     "SeatState",
+    "SeatTimer",
     "SecretRevealed",
     "State",
     "Strength",
@@ -119,6 +122,8 @@ TurnAction = Literal["keep", "give", "add"]
 Strength = Literal["easy", "medium", "hard"]
 #: A match in the lobby: taking players, being played, or over.
 MatchStatus = Literal["open", "running", "paused", "finished"]
+#: Who chose an action for a person's seat when they did not (``event.by``).
+PlayedBy = Literal["stand_in", "timer"]
 #: Who holds a seat.
 SeatKind = Literal["human", "bot", "empty"]
 #: What decided the winner (R23).
@@ -225,6 +230,31 @@ class SeatInfo(_Value, frozen=True, kw_only=True):
     name: Annotated[Name | None, Meta(description="the player's or bot's name")] = None
     strength: Annotated[Strength | None, Meta(description="for a bot: its strength")] = None
     connected: Annotated[bool, Meta(description="for a person: online now")] = False
+    bot_in: Annotated[
+        Annotated[float, Meta(ge=0, le=MAX_DEADLINE)] | None,
+        Meta(
+            description="for a person away from a running match: seconds until the server "
+            "plays their seat (what is left of the grace period); absent otherwise. Added "
+            "within version 1"
+        ),
+    ] = None
+    stand_in: Annotated[
+        bool,
+        Meta(
+            description="for a person: the server plays their seat now (away too long, or "
+            "left), until they are back. Added within version 1"
+        ),
+    ] = False
+
+
+class SeatTimer(_Value, frozen=True, kw_only=True):
+    """One seat's running turn timer."""
+
+    seat: Annotated[Seat, Meta(description="the seat that must act")]
+    seconds: Annotated[
+        Annotated[float, Meta(ge=0, le=MAX_DEADLINE)],
+        Meta(description="seconds left before the server plays for it"),
+    ]
 
 
 class MatchSummary(_Value, frozen=True, kw_only=True):
@@ -265,6 +295,22 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "anyone sees a card (see [checking a finished match](#checking-a-finished-match))"
         ),
     ] = None
+    node: Annotated[
+        Identifier | None,
+        Meta(
+            description="in a cluster: the node that runs the match (absent from a single "
+            "server); added within version 1"
+        ),
+    ] = None
+    available: Annotated[
+        bool,
+        Meta(
+            description="in a cluster: false while the node that runs the match is not "
+            "answering (or this node cannot reach the cluster's store); `join`, `watch` and "
+            "`replay` then get `node_unavailable` or `cluster_unavailable`. Added within "
+            "version 1"
+        ),
+    ] = True
 
 
 # -- the snapshot -----------------------------------------------------------

@@ -4,7 +4,9 @@ request to the lobby, which owns the rooms.
 One task per connection: hello under a timeout, then ``async for`` the
 frames — rate-limit, decode, dispatch — with one logged top-level ``except``
 that closes with 1011, and the player's seat released in ``finally``.
-``GET /healthz`` on the same port answers a short JSON status.
+``GET /healthz`` on the same port answers a short JSON status. With TLS
+(:mod:`server.tls`) both are served over it (``wss://``, ``https://``); on a
+LAN address the server announces itself while it runs (:mod:`server.discovery`).
 
 No one client can hurt the server: the handshake refuses web pages from
 origins the operator has not allowed (403) and an address's connections past
@@ -21,6 +23,7 @@ import asyncio
 import collections
 import contextlib
 import ctypes
+import gc
 import http
 import ipaddress
 import json
@@ -36,13 +39,16 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 import protocol as wire
+import protocol.lan as wire_lan
 
 from .config import ServerConfig
+from .discovery import Announcer, announce_addresses, default_instance_name, lobby_announcement
 from .errors import error_for, refused
 from .lobby import Lobby
 from .peer import Flusher, Peer, TulipsConnection, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
+from .tls import TlsSetup, from_config
 
 __all__ = ["TulipsServer", "memory_bytes", "release_memory"]
 
@@ -72,17 +78,18 @@ def _find_malloc_trim() -> Any:
 _MALLOC_TRIM = _find_malloc_trim()
 #: Seconds between two rounds of forgetting unused players.
 _HOUSEKEEPING_SECONDS = 3600.0
-#: Bytes a closed connection must have held for its memory to be worth handing back.
-_WORTH_RELEASING = 64 * 1024
 
 
 def release_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``).
+    """Collect what departed connections left in reference cycles, then hand
+    the heap's free pages back to the system (glibc's ``malloc_trim``).
 
-    glibc keeps the heap it grew for a burst of large buffers — clients that
-    stopped reading, each held to its budget — until told to give it back;
-    elsewhere this does nothing.
+    The server collects the old generations rarely (see ``tune_gc`` in
+    server/cli.py), and glibc keeps the heap it grew for a burst of large
+    buffers until told to give it back; elsewhere the trim does nothing.
+    Called at most once per wave of departures.
     """
+    gc.collect()  # what departed connections left in reference cycles, first
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
 
@@ -96,7 +103,7 @@ class TulipsServer:
             storage = None
             if config.data_dir is not None:
                 storage = Storage(config.data_dir, synchronous=config.sync)
-            lobby = Lobby(config, storage=storage)
+            lobby = _new_lobby(config, storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
         #: writes out the peers that queued frames, once per turn of the event loop
@@ -105,10 +112,16 @@ class TulipsServer:
         self.addresses: collections.Counter[str] = collections.Counter()
         self.started = time.monotonic()
         self._server: Server | None = None
+        #: the TLS the server serves with (None: plain ws://), set by start()
+        self.tls: TlsSetup | None = None
+        #: the LAN announcement while it runs (None: not announced)
+        self.announcer: Announcer | None = None
         self._release: asyncio.TimerHandle | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         per_minute = config.new_players_per_minute
         self._new_players = KeyedBuckets(per_minute / 60, max(1, int(per_minute)))
+        #: servers on ``config.extra_ports`` (a cluster worker's own port)
+        self._extra: list[Server] = []
 
     @property
     def port(self) -> int:
@@ -117,13 +130,32 @@ class TulipsServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     async def start(self) -> None:
-        """Listen, and log where in a line a person can read."""
+        """Listen, and log where in a line a person can read (raises
+        :class:`~server.tls.TlsError` for an unusable certificate or key)."""
+        self.tls = from_config(self.config)
         await self.lobby.open()
         self._housekeeping = asyncio.get_running_loop().create_task(self._forget_players())
-        self._server = await serve(
+        self._server = await self._listen(self.config.port)
+        self._extra = [await self._listen(port) for port in self.config.extra_ports]
+        host = self.config.host
+        shown = "every interface" if host in ("0.0.0.0", "::", "") else host
+        log.info(
+            "Gift of Tulips server listening on %s, port %d (%s://%s:%d)",
+            shown,
+            self.port,
+            "ws" if self.tls is None else "wss",
+            "localhost" if shown == "every interface" else host,
+            self.port,
+        )
+        if self.tls is not None:
+            log.info("TLS certificate fingerprint %s", self.tls.fingerprint)
+        await self._announce()
+
+    async def _listen(self, port: int) -> Server:
+        return await serve(
             self._handle,
             self.config.host,
-            self.config.port,
+            port,
             process_request=self._http,
             compression=None,  # LAN-sized frames: deflate costs more memory than it saves
             max_size=wire.MAX_FRAME_BYTES,
@@ -136,25 +168,44 @@ class TulipsServer:
             ping_timeout=self.config.ping_timeout,
             open_timeout=self.config.hello_timeout,
             server_header=None,
+            ssl=self.tls.context if self.tls is not None else None,
+            reuse_port=self.config.reuse_port,
         )
-        host = self.config.host
-        shown = "every interface" if host in ("0.0.0.0", "::", "") else host
-        log.info(
-            "Gift of Tulips server listening on %s, port %d (ws://%s:%d)",
-            shown,
-            self.port,
-            "localhost" if shown == "every interface" else host,
-            self.port,
+
+    async def _announce(self) -> None:
+        """Announce on the LAN, on the interfaces listened on: none for loopback."""
+        addresses = announce_addresses(self.config.host) if self.config.announce else []
+        if not addresses:
+            return
+        tls = self.tls
+
+        def status() -> wire_lan.Announcement:
+            players = len({peer.player for peer in self.peers if peer.player is not None})
+            fingerprint = tls.fingerprint if tls is not None else None
+            rooms = self.lobby.rooms.values()
+            return lobby_announcement(rooms, players, fingerprint=fingerprint, tls=tls is not None)
+
+        self.announcer = Announcer(
+            name=self.config.announce_name or default_instance_name(),
+            port=self.port,
+            addresses=addresses,
+            status=status,
         )
+        await self.announcer.start()
 
     async def stop(self) -> None:
         """Stop taking actions, tell every client the server is going away, let
         the disk store what was accepted (within ``config.stop_timeout``), and close."""
         if self._server is None:
             return
+        if self.announcer is not None:  # first, so nobody is sent to a closing server
+            await self.announcer.stop()
+            self.announcer = None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.stop_timeout
         self._server.close(close_connections=False)
+        for extra in self._extra:
+            extra.close(close_connections=False)
         self.lobby.halt()
         await asyncio.gather(
             *(
@@ -165,6 +216,8 @@ class TulipsServer:
         )
         with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
             async with asyncio.timeout_at(deadline):
+                for extra in self._extra:
+                    await asyncio.shield(extra.wait_closed())
                 await asyncio.shield(self._server.wait_closed())
         if self._housekeeping is not None:
             self._housekeeping.cancel()
@@ -202,7 +255,17 @@ class TulipsServer:
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
+            **self._cluster_health(),
         }
+
+    def _cluster_health(self) -> dict[str, Any]:
+        if self.config.cluster is None:
+            return {}
+        from .cluster.lobby import ClusterLobby
+
+        return (
+            {"cluster": self.lobby.cluster_health()} if isinstance(self.lobby, ClusterLobby) else {}
+        )
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?")[0] == "/healthz":
@@ -288,11 +351,12 @@ class TulipsServer:
                 peer.player.last_seen = time.time()
             peer.stop()
             await peer.finish()  # bounded: a client that never reads is cut off
-            if peer.peak > _WORTH_RELEASING and self._release is None:
+            if self._release is None:
                 self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
 
     def _release_memory(self) -> None:
-        """A while after clients that held large buffers left (once for a whole wave)."""
+        """A while after clients left (once for a whole wave): what they sent and
+        were sent, large frames included, grew the heap."""
         self._release = None
         release_memory()
 
@@ -383,6 +447,16 @@ def _is_loopback(address: str) -> bool:
 def _origin_key(origin: str) -> str:
     """An origin as compared: scheme and host are case-insensitive, no trailing slash."""
     return origin.strip().rstrip("/").lower()
+
+
+def _new_lobby(config: ServerConfig, storage: Storage | None) -> Lobby:
+    """The one-process lobby or, with ``config.cluster``, a cluster node's
+    (imported only then: a single server never imports redis)."""
+    if config.cluster is None:
+        return Lobby(config, storage=storage)
+    from .cluster.lobby import ClusterLobby
+
+    return ClusterLobby(config, storage=storage)
 
 
 def _as_bytes(frame: str | bytes) -> bytes:

@@ -1,9 +1,10 @@
 """tulips-server (also python -m server): run a Gift of Tulips server for the LAN.
 
-Players connect to ws://HOST:PORT with "tulips connect" or any client that
-speaks PROTOCOL.md; GET /healthz answers a short JSON status. With --web,
-browsers on the LAN play at http://HOST:WEBPORT too, nothing to install.
-Ctrl-C or SIGTERM stops it cleanly.
+Players connect to ws://HOST:PORT (wss:// with --tls) with "tulips connect"
+or any client that speaks PROTOCOL.md; GET /healthz answers a short JSON
+status. On a LAN address the server announces itself, so "tulips connect"
+lists it. With --web, browsers on the LAN play at http://HOST:WEBPORT too,
+nothing to install. Ctrl-C or SIGTERM stops it cleanly.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 import math
 import resource
 import signal
+import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -23,8 +25,11 @@ from typing import TYPE_CHECKING
 import platformdirs
 
 from .app import TulipsServer
+from .cluster import options as cluster_options
+from .cluster.workers import supervise
 from .config import ServerConfig
 from .storage import StorageError
+from .tls import CERT_FILE, KEY_FILE, TlsError
 
 if TYPE_CHECKING:
     from .web import WebFront
@@ -227,6 +232,38 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         metavar="N",
         help="matches that have not started one player may host at once (default: %(default)s)",
     )
+    cluster_options.add_arguments(parser)
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="the server's name on the LAN (default: Gift of Tulips on HOSTNAME), "
+        "also sent to clients in welcome",
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce the server on the LAN (it never is on 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help=f"serve wss:// with a self-signed certificate, made on first run in --data-dir "
+        f"({CERT_FILE}, {KEY_FILE}); its fingerprint is logged for players to compare",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="serve wss:// with this PEM certificate",
+    )
+    parser.add_argument(
+        "--tls-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the unencrypted PEM key of --tls-cert",
+    )
     parser.add_argument(
         "--loop",
         choices=["asyncio", "uvloop"],
@@ -235,10 +272,24 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         " (default: %(default)s)",
     )
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    if args.web is not None and (args.tls or args.tls_cert is not None):
+        # Each browser tab's client connects to the game port over plain ws://.
+        parser.error(
+            "--web does not work with --tls yet (browser tabs play over plain ws://): choose one"
+        )
+    tls_self_signed = args.tls and args.tls_cert is None
+    if tls_self_signed:
+        args.tls_cert, args.tls_key = args.data_dir / CERT_FILE, args.data_dir / KEY_FILE
+    if args.name is not None and not (
+        1 <= len(args.name.strip()) <= 40 and args.name.isprintable()
+    ):
+        parser.error(f"--name needs 1 to 40 printable characters, got {args.name!r}")
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    return ServerConfig(
+    config = ServerConfig(
         host=args.host,
         port=args.port,
         data_dir=None if args.no_storage else args.data_dir,
@@ -256,10 +307,17 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         forget_players_after=args.forget_players_after * 86400,
         max_open_matches_per_player=args.max_open_matches_per_player,
         stop_timeout=args.stop_timeout,
+        name=args.name.strip() if args.name else defaults.name,
+        announce=not args.no_announce,
+        announce_name=args.name.strip() if args.name else None,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        tls_self_signed=tls_self_signed,
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
         loop=args.loop,
     )
+    return cluster_options.apply(parser, args, config)
 
 
 async def run(config: ServerConfig, setup: Setup | None = None) -> None:
@@ -335,6 +393,8 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
     before it starts (to install hooks: the fault-injecting test runner does)."""
     config = parse_args(argv)
+    if config.workers > 1 and config.worker is None:
+        return supervise(config, sys.argv[1:] if argv is None else argv)
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:
@@ -347,7 +407,7 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     try:
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             runner.run(run(config, setup))
-    except (StorageError, WebUnavailable) as exc:
+    except (StorageError, TlsError, WebUnavailable) as exc:
         logging.getLogger("server").error("%s", exc)
         return 1
     except OSError as exc:

@@ -87,6 +87,31 @@ class ServerConfig:
     max_open_matches_per_player: int = 3
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
+    #: the cluster's Redis (``redis://HOST:6379/0``); None: one process, no Redis
+    cluster: str | None = None
+    #: the URL clients use to reach this node (redirects name it); None: ws://HOST:PORT
+    public_url: str | None = None
+    #: this node's id in the cluster; None: the one kept in ``data_dir``
+    node_id: str | None = None
+    #: seconds between a cluster node's heartbeats (three missed: taken for dead)
+    heartbeat: float = 1.0
+    #: nodes ``--workers`` starts on this machine (sharing ``port``)
+    workers: int = 1
+    #: which of them this process is (None: not a worker)
+    worker: int | None = None
+    #: more ports to listen on besides ``port`` (a worker's own)
+    extra_ports: tuple[int, ...] = ()
+    #: listen with SO_REUSEPORT, so several processes share ``port``
+    reuse_port: bool = False
+    #: announce the server on the LAN (DNS-SD); never done for a loopback ``host``
+    announce: bool = False
+    #: the name it is announced under (None: "Gift of Tulips on <hostname>")
+    announce_name: str | None = None
+    #: serve wss:// with this certificate (PEM, chain after it) and key; None: ws://
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    #: make a self-signed certificate and key at those paths when they are missing
+    tls_self_signed: bool = False
     #: ``--web``: the port that serves the terminal client to browsers; None: no browsers
     web_port: int | None = None
     #: browser sessions at once (each runs one client process)

@@ -7,7 +7,10 @@ kept, so a leaked player table does not let anyone act for a seat.
 Identities are not kept for ever: :meth:`Players.forget` drops the players
 who have not connected for a long time (``--forget-players-after``) and whom
 no match still names, so a client making identities in a loop leaves nothing
-lasting behind.
+lasting behind. With storage, :class:`Players` holds only the players the
+server needs now (connected, or named by a room in memory): the lobby
+evicts the others (:meth:`~Players.evict`), and brings one back from disk when its
+token is presented.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["Player", "Players", "hash_token"]
@@ -46,7 +49,8 @@ class Player:
 
 
 class Players:
-    """Every player this server knows, by id and by token hash."""
+    """The players this server holds in memory, by id and by token hash: every
+    one it knows without storage, those it needs now with storage."""
 
     def __init__(self) -> None:
         self._by_id: dict[str, Player] = {}
@@ -86,6 +90,19 @@ class Players:
     def get(self, player_id: str) -> Player | None:
         """The player with this id, if known."""
         return self._by_id.get(player_id)
+
+    def evict(self, candidates: Iterable[Player], keep: Container[str]) -> int:
+        """Drop from memory (not from storage) each of ``candidates`` that has no
+        live connection and whose id is not in ``keep`` (ids a room in memory
+        names); how many went. A player object is never replaced while held."""
+        evicted = 0
+        for player in candidates:
+            if player.connections or player.id in keep or self._by_id.get(player.id) is not player:
+                continue
+            del self._by_id[player.id]
+            self._by_token.pop(player.token_hash, None)
+            evicted += 1
+        return evicted
 
     def forget(self, before: float, keep: Container[str] = ()) -> list[Player]:
         """Forget every player not connected since ``before`` and not in ``keep``

@@ -12,8 +12,11 @@ import dataclasses
 import logging
 import math
 import secrets
-from collections.abc import Callable
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import protocol as wire
 from engine import DEFAULT_RULESET, EngineError, Ruleset, project_event
@@ -26,7 +29,7 @@ from .bots import Bot, Thinker
 from .commitment import new_salt
 from .config import ServerConfig
 from .errors import error_for, refused
-from .identity import Player, Players
+from .identity import Player, Players, hash_token
 from .peer import Peer
 from .ratelimit import Lockout
 from .room import Announce, MatchFactory, Room, RoomServices, RoomStatus, SeatSlot, deal_match
@@ -36,6 +39,13 @@ from .storage import Storage, StorageError
 __all__ = ["Lobby", "Reply"]
 
 log = logging.getLogger(__name__)
+
+#: With storage, players no longer needed in memory are evicted in batches: when
+#: this many are waiting, or this many seconds after the first of them.
+_EVICT_BATCH = 256
+_EVICT_DELAY = 1.0
+#: Stored players looked at per round when forgetting the unused.
+_FORGET_PAGE = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +85,12 @@ class Lobby:
         self.thinker = Thinker(config.bot_think_ms)
         self._make_id = new_id
         self.players = Players()
+        #: with storage: players who may no longer be needed in memory, and when they go
+        self._idle: set[Player] = set()
+        self._evict_at: asyncio.TimerHandle | None = None
+        #: held while a page of stored players is being forgotten (a hello waits
+        #: for it rather than bring back a player about to be deleted)
+        self._forgetting = asyncio.Lock()
         self.rooms: dict[str, Room] = {}
         self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
         #: peers that asked for the match list; those in no room get every update
@@ -99,8 +115,6 @@ class Lobby:
         if self.storage is None:
             return
         self.storage.open()
-        for stored in self.storage.players():
-            self.players.add(Player(id=stored.id, name=stored.name, token_hash=stored.token_hash))
         finished = self.storage.matches(["finished"], limit=self.config.keep_finished)
         live = self.storage.matches(["open", "running"])
         for row in [*reversed(finished), *reversed(live)]:
@@ -108,6 +122,7 @@ class Lobby:
                 # nobody holds a seat in it: nobody is coming back to it
                 self.storage.forget_open_match(row.id).add_done_callback(_log_failure)
                 continue
+            persist.load_named_players(row, self.storage, self.players)
             try:
                 room = persist.restore_room(row, self.storage, self.players, self.services)
             except (StorageError, EngineError, RecordError, ValueError, KeyError) as exc:
@@ -116,14 +131,15 @@ class Lobby:
                 )
                 continue
             self.rooms[room.id] = room
+        self.players.evict(list(self.players), self._named_by_rooms())  # of unrebuilt rows
         for room in list(self.rooms.values()):  # an open one may go at once
             room.resume()
         log.info(
-            "storage %s: %d players, %d matches (%d running) restored",
+            "storage %s: %d matches (%d running) restored, naming %d players",
             self.storage.path,
-            len(self.players),
             len(self.rooms),
             self.running_count(),
+            len(self.players),
         )
 
     def halt(self) -> None:
@@ -131,6 +147,9 @@ class Lobby:
         for room in self.rooms.values():
             room.close()
         self.thinker.close()
+        if self._evict_at is not None:
+            self._evict_at.cancel()
+            self._evict_at = None
 
     async def close(self, timeout: float | None = None) -> None:
         """Halt, then let storage finish the writes it holds (for at most
@@ -140,17 +159,62 @@ class Lobby:
             await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
 
     async def forget_players(self, before: float) -> int:
-        """Forget the players not connected since ``before`` whom no match here
-        names (host or seat), on disk too; how many were forgotten."""
+        """Forget the players not connected since ``before`` whom no match names
+        (host or seat); how many were forgotten. With storage, that is on disk,
+        a page at a time (those in memory are connected or named by a room);
+        without, in memory."""
+        if self.storage is None:
+            gone = len(self.players.forget(before, self._named_by_rooms()))
+        else:
+            self._evict_idle()
+            self.players.evict(list(self.players), self._named_by_rooms())
+            gone = await self._forget_stored(self.storage, before)
+        if gone:
+            log.info("forgot %d players who have not connected for a long time", gone)
+        return gone
+
+    async def _forget_stored(self, storage: Storage, before: float) -> int:
+        named = storage.named_players()
+        gone, after = 0, ""
+        while True:  # bounded: ``after`` grows with every page
+            async with self._forgetting:
+                page = storage.unused_players(before, after, _FORGET_PAGE)
+                if not page:
+                    return gone
+                after = page[-1]
+                unused = [i for i in page if i not in named and self.players.get(i) is None]
+                if unused:
+                    gone += await storage.forget_players(unused, before)
+
+    def _named_by_rooms(self) -> set[str]:
+        """The ids of the players a room in memory names (host or seat)."""
         named = {room.host.id for room in self.rooms.values()}
         for room in self.rooms.values():
             named.update(slot.player.id for slot in room.seats if slot.player is not None)
-        gone = self.players.forget(before, named)
-        if gone:
-            log.info("forgot %d players who have not connected for a long time", len(gone))
-            if self.storage is not None:
-                await self.storage.forget_players([player.id for player in gone])
-        return len(gone)
+        return named
+
+    def _may_evict(self, players: Iterable[Player]) -> None:
+        """With storage, these players may no longer be needed in memory: each
+        goes soon (in a batch) unless connected or named by a room by then."""
+        if self.storage is None:
+            return
+        self._idle.update(players)
+        if len(self._idle) >= _EVICT_BATCH:
+            self._evict_idle()
+        elif self._evict_at is None and self._idle:
+            self._evict_at = asyncio.get_running_loop().call_later(_EVICT_DELAY, self._evict_idle)
+
+    def _evict_idle(self) -> None:
+        if self._evict_at is not None:
+            self._evict_at.cancel()
+            self._evict_at = None
+        idle, self._idle = self._idle, set()
+        if idle:
+            self.players.evict(idle, self._named_by_rooms())
+
+    def _room_gone(self, room: Room) -> None:
+        """A room left memory: its players may no longer be needed there."""
+        self._may_evict([room.host, *(s.player for s in room.seats if s.player is not None)])
 
     def _abandoned(self, room: Room) -> None:
         """An open match nobody is in any more goes away, and is not restored."""
@@ -160,6 +224,7 @@ class Lobby:
         room.close()
         if self.storage is not None:
             self.storage.forget_open_match(room.id).add_done_callback(_log_failure)
+        self._room_gone(room)
 
     def running_count(self) -> int:
         """Matches being played now."""
@@ -179,6 +244,8 @@ class Lobby:
         token = message.token
         if token is not None:
             player = self.players.by_token(token)
+            if player is None and self.storage is not None:
+                player = await self._stored_player(self.storage, token)
             if player is None:
                 raise refused(ErrorCode.BAD_TOKEN, "unknown resume token")
             renamed = player.name != message.name
@@ -189,12 +256,19 @@ class Lobby:
         else:
             player, token = self.players.new(message.name)
             renamed = True
-        if renamed and self.storage is not None:
-            await persist.store_player(
-                self.storage, self.players, player, new=message.token is None
-            )
-        peer.player = player
+        peer.player = player  # connected from now: not evicted while its storing is awaited
         player.connections.add(peer)
+        if renamed and self.storage is not None:
+            try:
+                await persist.store_player(
+                    self.storage, self.players, player, new=message.token is None
+                )
+            except wire.ProtocolError:
+                peer.player = None
+                player.connections.discard(peer)
+                raise
+        elif self.storage is not None:
+            self._touch(self.storage, player, time.time())
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
         return wire.Welcome(
             v=version,
@@ -206,6 +280,31 @@ class Lobby:
             name=player.name,
             limits=self.config.limits(),
         )
+
+    async def _stored_player(self, storage: Storage, token: str) -> Player | None:
+        """The player this token proves, brought back from disk into memory."""
+        async with self._forgetting:  # not while the player may be being deleted
+            pass
+        player = self.players.by_token(token)  # another hello may have brought it back
+        if player is not None:
+            return player
+        try:
+            stored = storage.player_by_token(hash_token(token))
+        except (StorageError, sqlite3.Error) as exc:
+            log.error("a returning player cannot be read (storage_unavailable): %s", exc)
+            raise refused(
+                ErrorCode.STORAGE_UNAVAILABLE, "the server cannot read its players now; try again"
+            ) from None
+        if stored is None:
+            return None
+        player = Player(id=stored.id, name=stored.name, token_hash=stored.token_hash)
+        self.players.add(player)
+        return player
+
+    def _touch(self, storage: Storage, player: Player, when: float) -> None:
+        """Store when the player was last connected (without waiting)."""
+        if storage.accepting:
+            storage.touch_player_soon(player.id, when).add_done_callback(_log_touch_failure)
 
     def after_welcome(self, peer: Peer) -> None:
         """Put a returning player back in the seat they hold (PROTOCOL.md:
@@ -220,10 +319,16 @@ class Lobby:
     def disconnect(self, peer: Peer) -> None:
         """The peer's connection is gone."""
         self._browsers.discard(peer)
-        if peer.player is not None:
-            peer.player.connections.discard(peer)
+        player = peer.player
+        if player is not None:
+            player.connections.discard(peer)
         if peer.room is not None:
             peer.room.detach(peer)
+        if player is not None and not player.connections:
+            player.last_seen = time.time()
+            if self.storage is not None:
+                self._touch(self.storage, player, player.last_seen)
+                self._may_evict([player])
 
     # -- requests -------------------------------------------------------------------------
 
@@ -314,6 +419,7 @@ class Lobby:
                 peer.send(views.snapshot_frame(room, seat))
                 if seat is not None:
                     room.send_prompt(seat, to=peer)
+                room.send_timers(peer)
 
         joined = wire.Joined(
             id=request_id, match=room.id, seat=seat, host=room.host is self._player(peer)
@@ -434,6 +540,7 @@ class Lobby:
         for room in finished[: max(0, len(finished) - self.config.keep_finished)]:
             if not room.members:
                 del self.rooms[room.id]
+                self._room_gone(room)
 
     def join(self, peer: Peer, message: wire.Join) -> Reply:
         """Take a seat in an open match (or return to one's own seat)."""
@@ -481,7 +588,9 @@ class Lobby:
         return _ok(message, then=lambda: room.begin(seed, salt))
 
     def play_again(self, peer: Peer, message: wire.PlayAgain) -> Reply:
-        """A rematch: same seats, same bots, everyone still here seated again."""
+        """A rematch: same seats, same bots. The first to ask opens it; the
+        other players keep their seats in it and are asked (``rematch``), not
+        moved: each joins with their own ``play_again``."""
         old = self._room_of(peer)
         player = self._player(peer)
         if old.status is not RoomStatus.FINISHED:
@@ -491,12 +600,14 @@ class Lobby:
         rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
         if rematch is None:
             rematch = self._open_rematch(old, player)
-            for other, seat in list(old.members.items()):
+            offer = wire.encode(
+                wire.RematchOffer(match=old.id, rematch=rematch.id, host=player.name)
+            )
+            for other, seat in old.members.items():
                 if other is peer or other.player is None or seat is None:
                     continue
-                if rematch.seat_of(other.player) is not None:
-                    other_seat = rematch.attach(other.player, other)
-                    self._send(other, self._joined(other, rematch, other_seat, None))
+                if rematch.seat_of(other.player) is not None:  # their seat waits for them
+                    other.send(offer)
         self._move(peer, rematch)
         seat = rematch.seat_of(player)
         if seat is not None:
@@ -538,9 +649,13 @@ class Lobby:
         if room.match is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
         snapshot = views.snapshot(room, seat, message.id)
-        if seat is None:
-            return Reply(snapshot)
-        return Reply(snapshot, then=lambda: room.send_prompt(seat, to=peer))
+
+        def then() -> None:
+            if seat is not None:
+                room.send_prompt(seat, to=peer)
+            room.send_timers(peer)
+
+        return Reply(snapshot, then)
 
     def replay(self, peer: Peer, message: wire.Replay) -> Reply:
         """A match's events as the requester's seat saw them (a spectator's view
@@ -595,6 +710,11 @@ class Lobby:
         return _ok(message, then)
 
 
-def _log_failure(future: asyncio.Future[None]) -> None:
+def _log_failure(future: asyncio.Future[Any]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.error("could not store a match's state: %s", future.exception())
+
+
+def _log_touch_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("could not store when a player was last seen: %s", future.exception())

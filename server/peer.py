@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import ipaddress
 import logging
 import time
@@ -292,8 +291,13 @@ class Peer:
         """Write what is queued (within ``timeout``), then close."""
         self._closing = True
         self._wake.set()
-        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        try:
             await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+        except TimeoutError:
+            pass
+        except asyncio.CancelledError:
+            if not self._writer.cancelled():  # we are cancelled, not the writer: pass it on
+                raise
         self._drop_queue()
         await self._close(code, reason)
 

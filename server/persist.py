@@ -18,7 +18,14 @@ from .room import OnAction, Room, RoomServices, RoomStatus, SeatSlot
 from .settings import MatchSettings
 from .storage import MatchRow, PlayerRow, Storage, StorageError
 
-__all__ = ["player_row", "restore_room", "room_row", "store_action", "store_player"]
+__all__ = [
+    "load_named_players",
+    "player_row",
+    "restore_room",
+    "room_row",
+    "store_action",
+    "store_player",
+]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +56,17 @@ async def store_player(storage: Storage, players: Players, player: Player, *, ne
             "the server cannot store a new player now (its disk is full or unwritable);"
             " try again later",
         ) from None
+
+
+def load_named_players(row: MatchRow, storage: Storage, players: Players) -> None:
+    """Bring the stored players ``row`` names (host and seats) into memory, each
+    once: a room must hold the one object there is for each player."""
+    named = [row.host, *(seat.get("player") for seat in row.seats)]
+    for player_id in named:
+        if isinstance(player_id, str) and players.get(player_id) is None:
+            stored = storage.player(player_id)
+            if stored is not None:
+                players.add(Player(id=stored.id, name=stored.name, token_hash=stored.token_hash))
 
 
 def room_row(room: Room, seed: int | None = None, salt: bytes | None = None) -> MatchRow:

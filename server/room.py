@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Action, Event, Match, Phase, Ruleset
-from protocol import ErrorCode
+from protocol import ErrorCode, PlayedBy
 
 from . import views
 from .bots import Bot, Thinker
@@ -122,6 +122,8 @@ class RoomServices:
     stand_in_strength: str = "medium"
     #: keys every bot's generator to the server (Bot.for_seat): made at start, never sent
     bot_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: the cluster node that runs the room (its summary names it); None: no cluster
+    node: str | None = None
 
 
 class Room:
@@ -324,8 +326,8 @@ class Room:
         self._deal(seed, salt)
         for peer, seat in self.members.items():
             peer.send(views.snapshot_frame(self, seat))
-        self.on_change()
         self._start_grace_periods()
+        self.on_change()  # after the grace periods: the summary says when bots take over
         self._after_change()
 
     def _deal(self, seed: int, salt: bytes | None) -> Match:
@@ -358,9 +360,12 @@ class Room:
         slot = self.seats[seat]
         if slot.autopilot:  # the player is back: stop playing for them
             slot.autopilot = False
+            self.on_change()
         return await self._apply(seat, action)
 
-    async def _apply(self, seat: int, action: Action) -> Announce:
+    async def _apply(self, seat: int, action: Action, by: PlayedBy | None = None) -> Announce:
+        """Store and apply ``seat``'s action; ``by`` says who chose it when the
+        seat's own player did not (PROTOCOL.md: ``event.by``)."""
         async with self._lock:
             match = self.match
             if self.status is RoomStatus.PAUSED:
@@ -399,7 +404,7 @@ class Room:
                 self._cancel_timers()
 
         def announce() -> None:
-            self._publish(first_seq, events)
+            self._publish(first_seq, events, by)
             self._after_change()
 
         return announce
@@ -438,9 +443,9 @@ class Room:
                     self.services.grace_period, self._hand_to_bot, slot.seat
                 )
 
-    def _publish(self, first_seq: int, events: list[Event]) -> None:
+    def _publish(self, first_seq: int, events: list[Event], by: PlayedBy | None = None) -> None:
         """Send each member its own view of ``events``."""
-        frames = views.EventFrames(self.id, first_seq, events)
+        frames = views.EventFrames(self.id, first_seq, events, by)
         for peer, seat in self.members.items():
             peer.send_all(frames.for_seat(seat))
         if self.status is RoomStatus.FINISHED:
@@ -452,13 +457,18 @@ class Room:
         if match is None or match.is_over or self._closed:
             return
         key = (match.phase, len(self.log) if match.phase is Phase.TURN else 0)
+        timed = False
         for seat in match.to_act:
             slot = self.seats[seat]
             if slot.bot_plays or self._prompted.get(seat) == key:
                 continue
             self._prompted[seat] = key
-            self._start_timer(seat)
+            timed = self._start_timer(seat) or timed
             self.send_prompt(seat)
+        if timed:  # everyone sees every running timer (PROTOCOL.md: turn_timer)
+            frame = views.timers_frame(self)
+            for peer in self.members:
+                peer.send(frame)
         if any(self.seats[s].bot_plays for s in match.to_act):
             self._wake_bots()
 
@@ -473,13 +483,33 @@ class Room:
             if member_seat == seat and (to is None or peer is to):
                 peer.send(frame)
 
-    def _start_timer(self, seat: int) -> None:
+    def send_timers(self, peer: Peer) -> None:
+        """Tell one member (after its snapshot) every turn timer running now."""
+        if self._deadlines:
+            peer.send(views.timers_frame(self))
+
+    def _start_timer(self, seat: int) -> bool:
+        """Start the seat's turn timer, if the match has one; whether it did."""
         self._stop_timer(seat)
         timer = self.settings.turn_timer
-        if timer is not None:
-            loop = asyncio.get_running_loop()
-            key = self._prompted.get(seat)
-            self._deadlines[seat] = loop.call_later(timer, self._timed_out, seat, key)
+        if timer is None:
+            return False
+        loop = asyncio.get_running_loop()
+        key = self._prompted.get(seat)
+        self._deadlines[seat] = loop.call_later(timer, self._timed_out, seat, key)
+        return True
+
+    def timers(self) -> dict[int, float]:
+        """Seconds left on every running turn timer, by seat."""
+        now = asyncio.get_running_loop().time()
+        return {seat: max(0.0, h.when() - now) for seat, h in sorted(self._deadlines.items())}
+
+    def grace_left(self, seat: int) -> float | None:
+        """Seconds before a bot plays for the seat's absent player, while they wait."""
+        handle = self.seats[seat].grace
+        if handle is None or self.status is not RoomStatus.RUNNING:
+            return None
+        return max(0.0, handle.when() - asyncio.get_running_loop().time())
 
     def time_left(self, seat: int) -> float | None:
         """Seconds before the seat's turn timer runs out, if it has one running."""
@@ -519,7 +549,8 @@ class Room:
         if match is None or bot is None or seat not in match.to_act:
             return
         try:
-            announce = await self._apply(seat, await self.services.thinker.decide(bot, match, seat))
+            decision = await self.services.thinker.decide(bot, match, seat)
+            announce = await self._apply(seat, decision, by="timer")
         except Exception:  # the player may have acted meanwhile; nothing to do then
             log.debug("match %s: stand-in for seat %d not needed", self.id, seat)
             return
@@ -559,11 +590,12 @@ class Room:
             seat = next((s for s in match.to_act if self.seats[s].bot_plays), None)
             if seat is None:
                 return
-            bot = self.seats[seat].bot
+            slot = self.seats[seat]
+            bot = slot.bot
             assert bot is not None
             try:
                 decision = await self.services.thinker.decide(bot, match, seat)
-                announce = await self._apply(seat, decision)
+                announce = await self._apply(seat, decision, None if slot.is_bot else "stand_in")
             except Exception:  # a bot must never take the match down
                 log.exception("match %s: bot at seat %d failed", self.id, seat)
                 return

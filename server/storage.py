@@ -33,6 +33,7 @@ import contextlib
 import json
 import logging
 import queue
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FILE_NAME = "tulips.sqlite3"
 
 _MIGRATIONS: dict[int, str] = {
@@ -93,6 +94,11 @@ _MIGRATIONS: dict[int, str] = {
     2: """
     ALTER TABLE matches ADD COLUMN open_box INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE matches ADD COLUMN salt BLOB;
+    """,
+    # When each player was last connected (NULL: use created), so that players
+    # kept on disk only are forgotten after ``--forget-players-after`` too.
+    3: """
+    ALTER TABLE players ADD COLUMN last_seen REAL;
     """,
 }
 
@@ -134,7 +140,8 @@ class MatchRow:
 
 
 _Write = tuple[str, Sequence[Any]]
-_Job = tuple[list[_Write], "asyncio.Future[None]", asyncio.AbstractEventLoop]
+#: a job's writes, and the future that gets how many rows they changed
+_Job = tuple[list[_Write], "asyncio.Future[Any]", asyncio.AbstractEventLoop]
 
 
 class Storage:
@@ -296,10 +303,10 @@ class Storage:
                 if not batch:
                     break
                 commits += 1
-                errors = self._commit(connection, batch, commits)
+                errors, changes = self._commit(connection, batch, commits)
                 if self.after_commit is not None and not all(errors):
                     self.after_commit(commits)
-                _settle_all(batch, errors)
+                _settle_all(batch, errors, changes)
                 batch = []
         except Exception as exc:  # a bug or a hook, not the database refusing a write
             self._break(exc, batch, connection)
@@ -346,12 +353,18 @@ class Storage:
                 break
             if job is not None:
                 batch.append(job)
-        _settle_all(batch, [StorageError(str(self.failed)) for _ in batch])
+        _settle_all(batch, [StorageError(str(self.failed)) for _ in batch], [0] * len(batch))
 
-    def _submit(self, writes: list[_Write]) -> asyncio.Future[None]:
-        """Queue one job; its future fails at once if storage cannot take it."""
+    @property
+    def accepting(self) -> bool:
+        """Whether writes are taken now (open, not closing, not failed)."""
+        return self._accepting
+
+    def _submit(self, writes: list[_Write]) -> asyncio.Future[Any]:
+        """Queue one job; its future gets how many rows the job changed, or
+        fails at once if storage cannot take it."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
+        future: asyncio.Future[Any] = loop.create_future()
         with self._gate:
             if self._accepting:
                 self._jobs.put((writes, future, loop))
@@ -360,17 +373,23 @@ class Storage:
         future.set_exception(StorageError(reason))
         return future
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[_Job], number: int) -> list[Any]:
+    def _commit(
+        self, connection: sqlite3.Connection, batch: list[_Job], number: int
+    ) -> tuple[list[Any], list[int]]:
         """One transaction for the batch, a savepoint per job: a job that fails
-        fails alone. Returns each job's error (None if it is stored)."""
+        fails alone. Returns each job's error (None if it is stored) and how
+        many rows each changed."""
         errors: list[Any] = [None] * len(batch)
+        changes = [0] * len(batch)
         try:
             connection.execute("BEGIN")
             for i, (writes, _, _) in enumerate(batch):
                 connection.execute("SAVEPOINT job")
+                before = connection.total_changes
                 try:
                     for sql, params in writes:
                         connection.execute(sql, params)
+                    changes[i] = connection.total_changes - before
                 except sqlite3.Error as exc:
                     connection.execute("ROLLBACK TO job")
                     errors[i] = StorageError(f"cannot write to {self.path}: {exc}")
@@ -383,7 +402,7 @@ class Storage:
                 connection.execute("ROLLBACK")
             failed = StorageError(f"cannot write to {self.path}: {exc}")
             errors = [failed] * len(batch)
-        return errors
+        return errors, changes
 
     async def _write(self, writes: list[_Write]) -> None:
         await self._submit(writes)
@@ -391,16 +410,21 @@ class Storage:
     # -- writes -------------------------------------------------------------------------
 
     async def save_player(self, player: PlayerRow, created: float) -> None:
-        """Store a player (or their new name)."""
+        """Store a player (or their new name) seen at ``created``."""
         await self._write(
             [
                 (
-                    "INSERT INTO players (id, name, token_hash, created) VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT(id) DO UPDATE SET name = excluded.name",
-                    (player.id, player.name, player.token_hash, created),
+                    "INSERT INTO players (id, name, token_hash, created, last_seen)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
+                    " last_seen = excluded.last_seen",
+                    (player.id, player.name, player.token_hash, created, created),
                 )
             ]
         )
+
+    def touch_player_soon(self, player_id: str, when: float) -> asyncio.Future[Any]:
+        """Queue ``when`` as the time the player was last connected, without waiting."""
+        return self._submit([("UPDATE players SET last_seen = ? WHERE id = ?", (when, player_id))])
 
     async def save_match(self, row: MatchRow) -> None:
         """Store a match's settings, seats, seed and status."""
@@ -451,18 +475,19 @@ class Storage:
             ]
         )
 
-    async def forget_players(self, ids: Sequence[str]) -> None:
-        """Delete these players, except any a stored match names (host or seat)."""
-        await self._write(
+    async def forget_players(self, ids: Sequence[str], before: float) -> int:
+        """Delete these players if they were still last connected before ``before``
+        (the caller has left out every player a match names); how many went."""
+        changed: int = await self._submit(
             [
                 (
-                    "DELETE FROM players WHERE id = ? AND NOT EXISTS (SELECT 1 FROM matches"
-                    " WHERE host = ? OR instr(seats, ?) > 0)",
-                    (player_id, player_id, json.dumps(player_id)),
+                    "DELETE FROM players WHERE id = ? AND coalesce(last_seen, created) < ?",
+                    (player_id, before),
                 )
                 for player_id in ids
             ]
         )
+        return changed
 
     def forget_open_match(self, match_id: str) -> asyncio.Future[None]:
         """Delete a match that never started (it has no actions), after the writes
@@ -490,18 +515,53 @@ class Storage:
 
     def players(self) -> list[PlayerRow]:
         """Every stored player (a damaged row is left out, with a log line)."""
-        result = []
-        for row in self._rows("SELECT id, name, token_hash FROM players"):
+        rows = (_player_row(row) for row in self._rows("SELECT id, name, token_hash FROM players"))
+        return [row for row in rows if row is not None]
+
+    def player(self, player_id: str) -> PlayerRow | None:
+        """The stored player with this id, if any (a damaged row: None, with a log line)."""
+        found = self._rows("SELECT id, name, token_hash FROM players WHERE id = ?", (player_id,))
+        return _player_row(found[0]) if found else None
+
+    def player_by_token(self, token_hash: str) -> PlayerRow | None:
+        """The stored player with this token hash, if any (a damaged row: None,
+        with a log line)."""
+        found = self._rows(
+            "SELECT id, name, token_hash FROM players WHERE token_hash = ?", (token_hash,)
+        )
+        return _player_row(found[0]) if found else None
+
+    def unused_players(self, before: float, after_id: str, limit: int) -> list[str]:
+        """Up to ``limit`` ids, in order, after ``after_id``, of the stored players
+        last connected (or, never since, created) before ``before``."""
+        rows = self._rows(
+            "SELECT id FROM players WHERE id > ? AND coalesce(last_seen, created) < ?"
+            " ORDER BY id LIMIT ?",
+            (after_id, before, limit),
+        )
+        ids = (_decoded(player_id) for (player_id,) in rows)
+        return [player_id for player_id in ids if player_id is not None]
+
+    def named_players(self) -> set[str]:
+        """The id of every player a stored match names, as host or in a seat.
+        A match whose seats do not read names every quoted string in them: a
+        damaged row keeps more players, never fewer."""
+        named: set[str] = set()
+        for host, seats in self._rows("SELECT host, seats FROM matches"):
+            named.add(_decoded(host) or "")
             try:
-                columns = ("id", "name", "token_hash")
-                result.append(PlayerRow(*map(_text, row, columns)))
-            except _Damaged as exc:
-                log.error(
-                    "player %s: its stored row is damaged (%s); left out, left on disk",
-                    _shown(row[0]),
-                    exc,
+                entries = _json(seats, list, "seats")
+                named.update(
+                    entry["player"]
+                    for entry in entries
+                    if isinstance(entry, dict) and isinstance(entry.get("player"), str)
                 )
-        return result
+                if all(isinstance(entry, dict) for entry in entries):
+                    continue
+            except _Damaged:
+                pass
+            named.update(_QUOTED.findall(_decoded(seats) or ""))
+        return named
 
     def matches(self, statuses: Sequence[str], limit: int = 1000) -> list[MatchRow]:
         """Stored matches with one of these statuses, newest first (a damaged
@@ -541,6 +601,22 @@ class Storage:
             except _Damaged as exc:
                 raise StorageError(f"match {match_id}: action {index} is damaged ({exc})") from None
         return actions
+
+
+#: a JSON string (what a damaged seats value is searched for)
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _decoded(value: object) -> str | None:
+    """Stored text as a str; None if it is not UTF-8 text (a damaged value)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
 
 
 class _Damaged(Exception):
@@ -599,6 +675,19 @@ def _number(value: object, what: str, *, null: bool = False) -> Any:
     return float(value)
 
 
+def _player_row(row: tuple[Any, ...]) -> PlayerRow | None:
+    """A ``players`` row read back, or None (with a log line) if it is damaged."""
+    try:
+        return PlayerRow(*map(_text, row, ("id", "name", "token_hash")))
+    except _Damaged as exc:
+        log.error(
+            "player %s: its stored row is damaged (%s); left out, left on disk",
+            _shown(row[0]),
+            exc,
+        )
+        return None
+
+
 def _match_row(row: tuple[Any, ...]) -> MatchRow:
     """A ``matches`` row read back, every column checked for its type."""
     (match_id, name, host, ruleset_name, ruleset, seats) = row[:6]
@@ -626,21 +715,26 @@ def _match_row(row: tuple[Any, ...]) -> MatchRow:
     )
 
 
-def _settle_all(batch: list[_Job], errors: Sequence[BaseException | None]) -> None:
+def _settle_all(
+    batch: list[_Job], errors: Sequence[BaseException | None], changes: Sequence[int]
+) -> None:
     """Resolve each job's future in its own loop: one wake-up per loop, not per write."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], Any]]] = {}
-    for (_, future, loop), error in zip(batch, errors, strict=True):
-        by_loop.setdefault(loop, []).append((future, error))
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Settled]] = {}
+    for (_, future, loop), error, changed in zip(batch, errors, changes, strict=True):
+        by_loop.setdefault(loop, []).append((future, error, changed))
     for loop, settled in by_loop.items():
         with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
             loop.call_soon_threadsafe(_settle, settled)
 
 
-def _settle(settled: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
-    for future, error in settled:
+_Settled = tuple["asyncio.Future[Any]", BaseException | None, int]
+
+
+def _settle(settled: list[_Settled]) -> None:
+    for future, error, changed in settled:
         if future.done():
             continue
         if error is None:
-            future.set_result(None)
+            future.set_result(changed)
         else:
             future.set_exception(error)

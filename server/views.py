@@ -36,6 +36,7 @@ __all__ = [
     "snapshot_frame",
     "state_to_wire",
     "summary",
+    "timers_frame",
 ]
 
 _WIRE_EVENTS: dict[type, type[Any]] = {
@@ -167,13 +168,21 @@ class EventFrames:
 
     An event with private fields has two views: its owner's and everyone
     else's (spectators included); any other event has one. Everyone without a
-    private event in the batch shares one list of frames.
+    private event in the batch shares one list of frames. ``by`` goes on the
+    first event only: the one that shows the choice.
     """
 
-    def __init__(self, match_id: str, first_seq: int, events: Sequence[engine.Event]) -> None:
+    def __init__(
+        self,
+        match_id: str,
+        first_seq: int,
+        events: Sequence[engine.Event],
+        by: wire.PlayedBy | None = None,
+    ) -> None:
         self._match_id = match_id
         self._first_seq = first_seq
         self._events = events
+        self._by = by
         #: everyone else's view of each event, in order (built on first use)
         self._public: tuple[bytes, ...] | None = None
         #: seat -> the indexes of the events with private fields it owns
@@ -184,7 +193,10 @@ class EventFrames:
         projected = project_event(self._events[index], seat)
         return wire.encode(
             wire.Event(
-                match=self._match_id, seq=self._first_seq + index, event=event_to_wire(projected)
+                match=self._match_id,
+                seq=self._first_seq + index,
+                event=event_to_wire(projected),
+                by=self._by if index == 0 else None,
             )
         )
 
@@ -325,6 +337,8 @@ def summary(room: Room) -> wire.MatchSummary:
                     kind="human",
                     name=slot.player.name,
                     connected=room.connected(slot.seat) and not slot.autopilot,
+                    bot_in=room.grace_left(slot.seat),
+                    stand_in=slot.autopilot,
                 )
             )
         else:
@@ -340,6 +354,22 @@ def summary(room: Room) -> wire.MatchSummary:
         turn_timer=room.settings.turn_timer,
         open_box=room.settings.open_box,
         seed_commitment=seed_commitment(room),
+        node=room.services.node,
+    )
+
+
+def timers_frame(room: Room) -> bytes:
+    """Every running turn timer as a ``turn_timer`` notice, encoded. It is
+    public: whose turn it is is (R24), and a number of seconds shows no card."""
+    return wire.encode(
+        wire.TurnTimer(
+            match=room.id,
+            seq=len(room.log),
+            timers=tuple(
+                wire.SeatTimer(seat=seat, seconds=seconds)
+                for seat, seconds in room.timers().items()
+            ),
+        )
     )
 
 

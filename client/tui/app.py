@@ -7,9 +7,20 @@ Keys, buttons and screen messages come up as actions (``app.choose('k')``)
 or messages (:class:`LobbyScreen.Picked`). All network work runs in workers:
 one reads the session, the others send requests.
 
+``tulips connect`` with no address first shows the servers found on the LAN
+(:class:`ServerListScreen`, fed by a browsing worker) and connects to the one
+picked, checking a ``wss://`` certificate against the fingerprint it
+announced; a ``wss://`` server met for the first time without one is shown
+to the player, who decides whether to trust it (:class:`TrustScreen`).
+
 End-of-game reveals are paced: ``secret_revealed`` events are applied one at
 a time, ``reveal_delay`` seconds apart, and whatever follows them waits its
-turn, so the order of messages is never changed.
+turn, so the order of messages is never changed (``turn_timer`` notices wait
+in the same queue, after the events they follow).
+
+A snapshot that skips events the log never told — the first one of a client
+that (re)joins a running match, or one after a gap — fills the log from the
+match's record (``replay``), at the place those events belong.
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ import asyncio
 import collections
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,19 +39,31 @@ from textual.app import App
 from textual.binding import Binding
 
 import protocol as wire
-from client.sdk import ConnectError, ConnectionLost, Reconnected, RequestError
+from client.discovery import ServerInfo, follow
+from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
+from client.trust import KnownServers
 
 from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
+from .narrate import describe
 from .screens.connecting import ConnectingScreen
-from .screens.dialogs import ChatScreen, CreateMatchScreen, CreateSettings, JoinCodeScreen
+from .screens.dialogs import (
+    ChatScreen,
+    ConfirmQuitScreen,
+    CreateMatchScreen,
+    CreateSettings,
+    JoinCodeScreen,
+)
 from .screens.final import FinalScreen
 from .screens.help import HelpScreen
 from .screens.lobby import LobbyInfo, LobbyScreen
+from .screens.servers import ServerListScreen
 from .screens.table import TableScreen
+from .screens.trust import TrustScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
+from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH
 
 if TYPE_CHECKING:  # the replay viewer is imported when first opened
     from .screens.replay import Scheduler
@@ -54,6 +77,9 @@ _KNOWN_ERRORS = frozenset(
         "not_in_match", "match_paused",
     }
 )  # fmt: skip
+#: Pages of a match's record read to fill the log, at most (400 events each).
+_RECALL_PAGES = 8
+Paced = wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer
 
 
 class ServerStarter(Protocol):
@@ -80,6 +106,15 @@ class Plan:
     url: str = ""
     local: ServerStarter | None = None
     quick: QuickMatch | None = None
+    #: no ``url``: list the servers on the LAN (browsing on these interfaces) to pick one
+    discover: bool = False
+    interfaces: tuple[str, ...] = ()
+    #: the ``wss://`` server's certificate must have this fingerprint
+    fingerprint: str | None = None
+
+
+#: Follows the LAN: the servers found, again whenever they change.
+ServerFeed = Callable[[Sequence[str]], AsyncIterator[tuple[ServerInfo, ...]]]
 
 
 class TulipsApp(App[int]):
@@ -87,6 +122,9 @@ class TulipsApp(App[int]):
 
     CSS_PATH = "tulips.tcss"
     ENABLE_COMMAND_PALETTE = False
+    # Below 80×24 every screen says so instead of drawing itself cut off.
+    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-wide-enough")]
+    VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
     BINDINGS = [
         Binding("ctrl+c", "quit", show=False, priority=True),
         Binding("question_mark", "help", show=False),
@@ -96,8 +134,10 @@ class TulipsApp(App[int]):
         self,
         plan: Plan,
         *,
-        sessions: SessionFactory = real_session,
+        sessions: SessionFactory | None = None,
         identity: IdentityStore | None = None,
+        known_servers: KnownServers | None = None,
+        servers: ServerFeed = follow,
         reveal_delay: float = 0.9,
         clock: Callable[[], float] = time.monotonic,
         handle_signals: bool = False,
@@ -105,8 +145,11 @@ class TulipsApp(App[int]):
         super().__init__()
         self.plan = plan
         self.url = plan.url
-        self.sessions = sessions
+        self.fingerprint = plan.fingerprint
+        self.sessions = sessions if sessions is not None else self._real_session
         self.identity = identity
+        self.known_servers = known_servers
+        self.servers = servers
         self.reveal_delay = reveal_delay
         self.handle_signals = handle_signals
         self.session: SessionLike | None = None
@@ -115,9 +158,7 @@ class TulipsApp(App[int]):
         self.online = False
         self.picking = False
         self.failure: str | None = None
-        self._queue: collections.deque[wire.Snapshot | wire.Event | wire.Prompt] = (
-            collections.deque()
-        )
+        self._queue: collections.deque[Paced] = collections.deque()
         self._pacing = False
         self._autostarted: set[str] = set()
         #: join codes typed for matches, offered again to their replay
@@ -154,6 +195,20 @@ class TulipsApp(App[int]):
         """Leave the app (the session closes on the way out)."""
         self.exit(0)
 
+    def action_ask_quit(self) -> None:
+        """Quit — asking first while we play a running match (in ``tulips play``
+        quitting ends the match; elsewhere a bot plays the seat)."""
+        if not self.follow.running:
+            self.exit(0)
+            return
+
+        def answer(quit_: bool | None) -> None:
+            if quit_:
+                self.exit(0)
+
+        if not isinstance(self.screen, ConfirmQuitScreen):
+            self.push_screen(ConfirmQuitScreen(local=self.plan.local is not None), answer)
+
     async def on_unmount(self) -> None:
         if self.session is not None:
             await self.session.close()
@@ -170,6 +225,13 @@ class TulipsApp(App[int]):
             except Exception as exc:  # whatever went wrong, say it in one line
                 self.fail(t("error.local_server", reason=str(exc) or type(exc).__name__))
                 return
+        if self.plan.discover and not self.url:
+            picked = await self._pick_server()
+            if picked is None:
+                self.exit(0)
+                return
+            self.url = picked.url
+            self.fingerprint = self.fingerprint or picked.fingerprint
         self.connecting.status = t("status.connecting", url=self.url)
         session = await self._open()
         if session is None:
@@ -193,6 +255,66 @@ class TulipsApp(App[int]):
         self._render()
         self.notify(t("status.closed"), severity="error", timeout=30)
 
+    async def _pick_server(self) -> ServerInfo | None:
+        """Show the servers on the LAN, live, until the player picks one (None: quit)."""
+        screen = ServerListScreen()
+        picked: asyncio.Future[ServerInfo | None] = asyncio.get_running_loop().create_future()
+
+        def done(server: ServerInfo | None) -> None:
+            if not picked.done():
+                picked.set_result(server)
+
+        self.push_screen(screen, done)
+        feed = self.run_worker(self._follow_lan(screen), group="lan", exit_on_error=False)
+        try:
+            return await picked
+        finally:
+            feed.cancel()
+
+    async def _follow_lan(self, screen: ServerListScreen) -> None:
+        try:
+            async for servers in self.servers(self.plan.interfaces):
+                screen.servers = servers
+        except (OSError, ValueError) as exc:  # no usable interface, a socket refused
+            self.fail(t("error.browse", reason=str(exc) or type(exc).__name__))
+
+    def _real_session(self, url: str, name: str, token: str | None) -> SessionLike:
+        return real_session(
+            url,
+            name,
+            token,
+            fingerprint=self.fingerprint,
+            trust=self.ask_trust,
+            known_servers=self.known_servers,
+        )
+
+    async def ask_trust(self, server: str, fingerprint: str) -> bool:
+        """Show a server's certificate fingerprint the first time; True if the player trusts it."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(trusted: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(trusted))
+
+        self.push_screen(TrustScreen(server, fingerprint), done)
+        return await answer
+
+    def _connect_failure(self, exc: ConnectError) -> str:
+        if not isinstance(exc, CertificateRefused):
+            return t("error.connect", reason=str(exc))
+        if exc.code == "certificate_changed":
+            return t(
+                "trust.changed",
+                server=exc.server,
+                expected=exc.expected,
+                actual=exc.actual,
+                path=exc.path,
+                line=exc.line,
+            )
+        if exc.code == "fingerprint_mismatch":
+            return t("trust.mismatch", server=exc.server, expected=exc.expected, actual=exc.actual)
+        return t("trust.declined", server=exc.server)
+
     async def _open(self) -> SessionLike | None:
         token = self.identity.token_for(self.url) if self.identity is not None else None
         session = self.sessions(self.url, self.plan.name, token)
@@ -200,7 +322,7 @@ class TulipsApp(App[int]):
             await session.open()
         except ConnectError as exc:
             if token is None or exc.code != "bad_token":
-                self.fail(t("error.connect", reason=str(exc)))
+                self.fail(self._connect_failure(exc))
                 return None
             assert self.identity is not None
             self.identity.forget(self.url)  # the server forgot us: start afresh
@@ -208,7 +330,7 @@ class TulipsApp(App[int]):
             try:
                 await session.open()
             except ConnectError as again:
-                self.fail(t("error.connect", reason=str(again)))
+                self.fail(self._connect_failure(again))
                 return None
         if self.identity is not None and session.token is not None and self.plan.local is None:
             self.identity.remember(self.url, session.token)
@@ -243,9 +365,11 @@ class TulipsApp(App[int]):
             if self.follow.join(message):
                 self.picking = False
             self._show("table")
-        elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt):
+        elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer):
             self._pace(message)
             return
+        elif isinstance(message, wire.RematchOffer):
+            self._offered(message)
         elif isinstance(message, wire.ChatLine):
             self.follow.say(Text.assemble((message.name, "bold"), ": ", message.text))
         elif isinstance(message, wire.Error) and message.id is None:
@@ -254,7 +378,7 @@ class TulipsApp(App[int]):
 
     # -- the match, paced -------------------------------------------------------------------
 
-    def _pace(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+    def _pace(self, message: Paced) -> None:
         self._queue.append(message)
         if not self._pacing:
             self._drain()
@@ -274,13 +398,10 @@ class TulipsApp(App[int]):
                 break
         self._render()
 
-    def _apply(self, message: wire.Snapshot | wire.Event | wire.Prompt) -> None:
+    def _apply(self, message: Paced) -> None:
         follow = self.follow
         if isinstance(message, wire.Snapshot):
-            if follow.snapshot(message):
-                self.picking = False
-                if message.state.scoring is not None:
-                    self._show_final()
+            self._take_snapshot(message)
         elif isinstance(message, wire.Event):
             outcome = follow.event(message)
             if outcome == "gap":
@@ -290,12 +411,70 @@ class TulipsApp(App[int]):
                     self.picking = False
                 if isinstance(message.event, wire.MatchEnded):
                     self._show_final()
+        elif isinstance(message, wire.TurnTimer):
+            follow.turn_timer(message)
         elif follow.prompt(message):
             self.picking = False
             self.bell()
 
+    def _take_snapshot(self, message: wire.Snapshot) -> None:
+        follow = self.follow
+        known = follow.seq if follow.state is not None and follow.log else 0
+        at = len(follow.log)
+        if not follow.snapshot(message):
+            return
+        self.picking = False
+        if message.seq > known:  # events the log never told: read them from the record
+            self.run_worker(
+                self._recall(message.match, known + 1, message.seq, at, message.state.turn > 0),
+                group="recall",
+                exit_on_error=False,
+            )
+        if message.state.scoring is not None:
+            self._show_final()
+
+    async def _recall(self, match: str, first: int, last: int, at: int, header: bool) -> None:
+        """Tell events ``first``..``last`` of the match's record in the log, before
+        its line ``at`` (a record the server will not give leaves the log as it is)."""
+        if self.session is None:
+            return
+        events: list[wire.GameEvent] = []
+        seq = first
+        try:
+            for _ in range(_RECALL_PAGES):
+                page = await self.session.replay(
+                    match, join_code=self._join_codes.get(match), from_seq=seq
+                )
+                if not isinstance(page, wire.ReplayPage):
+                    return
+                events.extend(page.events[: last - seq + 1])
+                seq = page.from_seq + len(page.events)
+                if page.next_seq is None or seq > last:
+                    break
+        except (RequestError, ConnectionError, TimeoutError):
+            return
+        follow = self.follow
+        if follow.match_id != match:
+            return
+        names = follow.names()
+        lines = [line for e in events if (line := describe(e, names, follow.seat)) is not None]
+        if lines and header:
+            lines.insert(0, Text(t("log.replayed"), style="dim italic"))
+        follow.recall(at, lines)
+        self._render_table()
+
+    def _offered(self, offer: wire.RematchOffer) -> None:
+        """Another player opened the rematch: offer it, where the scores are."""
+        if not self.follow.rematch(offer):
+            return
+        finals = [screen for screen in self.screen_stack if isinstance(screen, FinalScreen)]
+        for screen in finals:
+            screen.offer = offer.host
+        if self.screen not in finals:  # the scores say it; elsewhere, a note says it
+            self.notify(t("final.rematch_offer", host=offer.host), timeout=10)
+
     def _tick(self) -> None:
-        if self.follow.deadline_at is not None:
+        if self.follow.signals.ticking:
             self._render_table()
 
     # -- rendering -----------------------------------------------------------------------
@@ -321,6 +500,9 @@ class TulipsApp(App[int]):
             acting=follow.acting,
             seconds_left=follow.seconds_left(),
             points=follow.points(),
+            since=follow.since,
+            timers=follow.signals.seconds(),
+            bot_in=follow.signals.bot_in(),
         )
 
     def _show(self, name: str) -> None:
@@ -340,8 +522,12 @@ class TulipsApp(App[int]):
         if any(isinstance(screen, FinalScreen) for screen in self.screen_stack):
             return
         self._show("table")
+        offer = self.follow.signals.rematch
         self.push_screen(
-            FinalScreen(final_view(state.scoring, self.follow.summary, self.follow.seat, state))
+            FinalScreen(
+                final_view(state.scoring, self.follow.summary, self.follow.seat, state),
+                offer=offer.host if offer is not None else None,
+            )
         )
 
     # -- what the player does --------------------------------------------------------------
@@ -438,19 +624,23 @@ class TulipsApp(App[int]):
 
         def create(settings: CreateSettings | None) -> None:
             if settings is not None:
-                self.request(
-                    lambda s: s.create_match(
-                        name=settings.name,
-                        seats=settings.seats,
-                        bots=settings.bot_seats,
-                        join_code=settings.join_code,
-                        turn_timer=settings.turn_timer,
-                        open_box=settings.open_box,
-                    )
-                )
+                self.request(lambda s: self._create(s, settings))
 
         default = t("quick.name", name=self.plan.name)[:40]
         self.push_screen(CreateMatchScreen(default), create)
+
+    async def _create(self, session: SessionLike, settings: CreateSettings) -> None:
+        joined = await session.create_match(
+            name=settings.name,
+            seats=settings.seats,
+            bots=settings.bot_seats,
+            join_code=settings.join_code,
+            turn_timer=settings.turn_timer,
+            first_seat=settings.first_seat,
+            open_box=settings.open_box,
+        )
+        if settings.join_code is not None and isinstance(joined, wire.Joined):
+            self._join_codes[joined.match] = settings.join_code
 
     def action_chat(self) -> None:
         """Say something to the table."""
@@ -482,7 +672,8 @@ class TulipsApp(App[int]):
         def go(code: str | None) -> None:
             async def enter(session: SessionLike) -> None:
                 if event.how == "join":
-                    await session.join(event.match, join_code=code)
+                    if not await self._join(session, summary, code):
+                        return
                 else:
                     await session.watch(event.match, join_code=code)
                 if code:  # it worked: the match's replay will need it too
@@ -495,8 +686,31 @@ class TulipsApp(App[int]):
         else:
             go(None)
 
+    async def _join(
+        self, session: SessionLike, summary: wire.MatchSummary, code: str | None
+    ) -> bool:
+        """Join from the lobby (True: joined); a refusal says why in the match's own terms."""
+        try:
+            await session.join(summary.match, join_code=code)
+        except RequestError as exc:
+            full = all(s.kind != "empty" for s in summary.seats)
+            key = {
+                ("match_not_open", "finished"): "lobby.refused_over",
+                ("match_not_open", "running"): "lobby.refused_running",
+                ("match_not_open", "paused"): "lobby.refused_running",
+                ("seat_taken", "open"): "lobby.refused_full" if full else "",
+            }.get((exc.code, summary.status))
+            if not key:
+                raise
+            self.notify(t(key), severity="error")
+            return False
+        return True
+
     def action_play_again(self) -> None:
-        """A rematch of the finished match."""
+        """A rematch of the finished match (or the one another player opened);
+        a spectator is not offered one."""
+        if self.follow.seat is None:
+            return
         self.request(lambda s: s.play_again())
 
     def open_replay(

@@ -1,10 +1,10 @@
 """How tulip colours and cards look on a terminal.
 
-Every colour carries three marks, so a colour-blind player or a monochrome
-terminal loses nothing: its colour, a shape (◆ ● ♥ ▲, the same in every
-language) and a letter from the catalogue that is distinct within each
-language (English P B K O; German L B R O; Spanish M A R N). A card is the
-three together with its value: ``◆P4``.
+Every colour carries two marks, so a colour-blind player or a monochrome
+terminal loses nothing: its colour and a shape (◆ ● ♥ ▲, the same in every
+language). A card is its shape and value, in its colour: ``◆4``. Where a
+colour is a label, it is named in the player's language (``◆Purple``), or,
+where space is short, a legend names every shape (:func:`colour_legend`).
 
 Cards and colours arrive in their wire spelling (``"purple-4"``), taken
 apart by :func:`protocol.card_parts`: reading the protocol, not the rules.
@@ -25,6 +25,7 @@ __all__ = [
     "GLYPH",
     "card_text",
     "cards_text",
+    "colour_legend",
     "colour_name",
     "colour_tag",
 ]
@@ -46,19 +47,29 @@ def colour_name(colour: str) -> str:
 
 
 def colour_tag(colour: str, *, name: bool = False) -> Text:
-    """``◆P`` in the colour's style (``◆P Purple`` with ``name``)."""
-    text = Text(GLYPH[colour] + t(f"colour.{colour}.letter"), style=f"bold {COLOUR_STYLE[colour]}")
+    """``◆`` in the colour's style (``◆Purple`` with ``name``)."""
+    text = Text(GLYPH[colour], style=f"bold {COLOUR_STYLE[colour]}")
     if name:
-        text.append(" " + colour_name(colour), style=COLOUR_STYLE[colour])
+        text.append(colour_name(colour), style=COLOUR_STYLE[colour])
     return text
 
 
+def colour_legend() -> Text:
+    """``◆Purple ●Blue ♥Pink ▲Orange``: every shape named, for where space is short."""
+    return Text(" ").join(
+        Text(glyph + colour_name(colour), style=COLOUR_STYLE[colour])
+        for colour, glyph in GLYPH.items()
+    )
+
+
 def card_text(card: wire.Card, *, big: bool = False) -> Text:
-    """``◆P4`` in the colour's style; ``big`` draws it as a reversed tile."""
+    """``◆4`` in the colour's style; ``big`` draws it as a reversed tile followed
+    by the colour's name (`` ◆4  Purple``), for the card in your hand."""
     colour, value = wire.card_parts(card)
-    label = GLYPH[colour] + t(f"colour.{colour}.letter") + str(value)
+    label = GLYPH[colour] + str(value)
     if big:
-        return Text(f" {label} ", style=f"bold reverse {COLOUR_STYLE[colour]}")
+        tile = Text(f" {label} ", style=f"bold reverse {COLOUR_STYLE[colour]}")
+        return tile.append(" " + colour_name(colour), style=f"bold {COLOUR_STYLE[colour]}")
     return Text(label, style=f"bold {COLOUR_STYLE[colour]}")
 
 

@@ -1,24 +1,34 @@
 """``tulips``: the terminal client's command line.
 
     tulips play [--players 4] [--strength medium] [--name Ana] [--lang de]
-    tulips connect ws://HOST:PORT [--name Ana] [--lang es] [--identity-file PATH]
+    tulips connect [ws://HOST:PORT | wss://HOST:PORT] [--fingerprint SHA256:…] [--name Ana]
+                   [--lang es] [--identity-file PATH]
+    tulips servers [--timeout 3] [--json] [--interface eth0]
+    tulips forget HOST:PORT
 
 ``play`` starts a local server (a subprocess on a free port) with bots in the
-other seats and opens the table; ``connect`` joins a server on the LAN. A bad
-address or an unreachable server is one line on stderr and exit status 2 or 1,
-never a traceback.
+other seats and opens the table; ``connect`` joins a server on the LAN — with
+no address, it lists the servers it finds there to pick one; ``servers``
+prints the servers found, for scripts; ``forget`` drops a server's remembered
+certificate (:mod:`client.trust`). A bad address or an unreachable server is
+one line on stderr and exit status 2 or 1, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
+import json
+import math
 import os
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from protocol.lan import parse_fingerprint
 
 from .i18n import LANGUAGES, detect_language, set_language, t
 
@@ -60,6 +70,29 @@ def unreachable(url: str, timeout: float = 5.0) -> str | None:
         )
 
 
+def _fingerprint(text: str) -> str:
+    try:
+        return parse_fingerprint(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(t("cli.bad_fingerprint", text=text)) from None
+
+
+def _timeout(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 3600 or math.isnan(seconds):
+        raise argparse.ArgumentTypeError(t("cli.bad_timeout"))
+    return seconds
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(t("cli.bad_count"))
+    return int(text)
+
+
 def _name(text: str) -> str:
     name = text.strip()
     if not 1 <= len(name) <= 40 or not name.isprintable():
@@ -91,19 +124,90 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--name", type=_name, default=None, help=t("cli.help.name"))
     common.add_argument("--lang", choices=LANGUAGES, default=None, help=t("cli.help.lang"))
     parser = argparse.ArgumentParser(prog="tulips", description=t("cli.description"))
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{play,connect}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="{play,connect,servers,forget}"
+    )
     play = commands.add_parser("play", parents=[common], help=t("cli.help.play"))
     play.add_argument("--players", type=_players, default=4, help=t("cli.help.players"))
     play.add_argument(
         "--strength", choices=STRENGTHS, default="medium", help=t("cli.help.strength")
     )
     play.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
-    connect = commands.add_parser("connect", parents=[common], help=t("cli.help.connect"))
-    connect.add_argument("url", type=websocket_url, help=t("cli.help.url"))
+    lan = argparse.ArgumentParser(add_help=False)
+    lan.add_argument(
+        "--interface",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=t("cli.help.interface"),
+    )
+    connect = commands.add_parser("connect", parents=[common, lan], help=t("cli.help.connect"))
+    connect.add_argument("url", type=websocket_url, nargs="?", help=t("cli.help.url"))
+    connect.add_argument(
+        "--fingerprint", type=_fingerprint, metavar="SHA256:…", help=t("cli.help.fingerprint")
+    )
     connect.add_argument(
         "--identity-file", type=Path, default=None, metavar="PATH", help=t("cli.help.identity_file")
     )
+    servers = commands.add_parser("servers", parents=[common, lan], help=t("cli.help.servers"))
+    servers.add_argument("--timeout", type=_timeout, default=3.0, help=t("cli.help.timeout"))
+    servers.add_argument("--count", type=_count, default=None, help=t("cli.help.count"))
+    servers.add_argument("--json", action="store_true", help=t("cli.help.json"))
+    forget = commands.add_parser("forget", parents=[common], help=t("cli.help.forget"))
+    forget.add_argument(
+        "server", type=websocket_url, metavar="HOST:PORT", help=t("cli.help.server")
+    )
     return parser
+
+
+def list_servers(args: argparse.Namespace) -> int:
+    """``tulips servers``: browse for ``--timeout`` seconds and print what was found."""
+    from client.discovery import browse, interface_addresses
+
+    try:
+        interface_addresses(args.interface)
+        found = asyncio.run(browse(args.timeout, interfaces=args.interface, count=args.count))
+    except (OSError, ValueError) as exc:
+        print(
+            f"tulips: {t('error.browse', reason=str(exc) or type(exc).__name__)}", file=sys.stderr
+        )
+        return 1
+    if args.json:
+        print(json.dumps([server.to_json() for server in found], indent=1))
+    elif not found:
+        print(t("servers.none", seconds=f"{args.timeout:g}"), file=sys.stderr)
+    for server in [] if args.json else found:
+        print(
+            t(
+                "servers.line",
+                name=server.name,
+                url=server.url,
+                players=server.players,
+                matches=server.open_matches,
+                seats=server.open_seats,
+            )
+        )
+        if server.fingerprint:
+            print("    " + server.fingerprint)
+    return 0 if found else 1
+
+
+def forget_server(args: argparse.Namespace) -> int:
+    """``tulips forget HOST:PORT``: trust that server's certificate afresh next time."""
+    from client.trust import KnownServers, server_key
+
+    known = KnownServers()
+    key = server_key(args.server)
+    try:
+        forgotten = known.forget(key)
+    except OSError as exc:
+        print(f"tulips: {known.path}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if not forgotten:
+        print(t("forget.unknown", server=key, path=known.path), file=sys.stderr)
+        return 1
+    print(t("forget.done", server=key, path=known.path))
+    return 0
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -120,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tulips``."""
     args = parse_args(argv)
     name = args.name or default_name()
+    if args.command == "servers":
+        return list_servers(args)
+    if args.command == "forget":
+        return forget_server(args)
     try:
         from .app import Plan, QuickMatch, TulipsApp  # after parsing: --help stays instant
     except ModuleNotFoundError as exc:  # a server-only install: no Textual, nor Rich
@@ -127,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"tulips: {t('cli.no_textual')}", file=sys.stderr)
         return 1
+    from client.trust import KnownServers
+
     from .identity import IdentityStore
     from .localserver import LocalServer
 
@@ -134,14 +244,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "play":
         local = LocalServer(bot_delay=args.bot_delay)
         plan = Plan(name=name, local=local, quick=QuickMatch(args.players, args.strength))
+    elif args.url is None:
+        plan = Plan(
+            name=name,
+            discover=True,
+            interfaces=tuple(args.interface),
+            fingerprint=args.fingerprint,
+        )
     else:
         why = unreachable(args.url)
         if why is not None:
             print(f"tulips: {why}", file=sys.stderr)
             return 1
-        plan = Plan(name=name, url=args.url)
+        plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint)
     identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
-    app = TulipsApp(plan, identity=identity, handle_signals=True)
+    app = TulipsApp(plan, identity=identity, known_servers=KnownServers(), handle_signals=True)
     try:
         app.run()
     finally:

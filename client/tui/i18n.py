@@ -10,6 +10,9 @@ by message. Invariants:
 - Every language translates exactly English's ids, each with the same
   ``{fields}`` as the English text, and its ``.mo`` is compiled from its
   current ``.po`` (``tests/client/test_i18n.py``).
+- A message that counts something has plural forms, picked by :func:`tn` (or
+  :func:`rich` given ``number``) with the language's own rule; every other
+  message is read with :func:`t` or :func:`rich`.
 - :func:`t` returns plain text; :func:`rich` returns a :class:`rich.text.Text`
   whose fields may themselves be styled ``Text`` (a card, a player's name), so
   no name a player types is ever read as markup.
@@ -37,6 +40,7 @@ __all__ = [
     "rich",
     "set_language",
     "t",
+    "tn",
 ]
 
 #: The languages a player can pick, by ISO 639-1 code: those with a catalogue.
@@ -97,9 +101,12 @@ def detect_language(environ: Mapping[str, str]) -> str:
     return SOURCE
 
 
-def _template(key: str) -> str:
+def _template(key: str, number: int | None = None) -> str:
     # An id no catalogue has is a bug the tests catch: gettext shows the id, not a crash.
-    template = _Current.translation().gettext(key)
+    translation = _Current.translation()
+    template = (
+        translation.gettext(key) if number is None else translation.ngettext(key, key, number)
+    )
     if _Current.pseudo:
         template = "".join(
             literal.translate(_PSEUDO_MAP).replace("{", "{{").replace("}", "}}")
@@ -123,13 +130,20 @@ def t(key: str, **fields: object) -> str:
     return template.format(**fields) if fields else template
 
 
-def rich(key: str, style: str = "", **fields: object) -> Text:
-    """Like :func:`t`, but a :class:`Text`: ``Text`` fields keep their styles and
-    string fields are inserted verbatim (never parsed as markup)."""
+def tn(key: str, number: int, **fields: object) -> str:
+    """The plural message ``key`` in its form for ``number`` ("1 card", "2 cards":
+    the language's own plural rule), with ``fields`` filled in."""
+    return _template(key, number).format(**fields)
+
+
+def rich(key: str, style: str = "", *, number: int | None = None, **fields: object) -> Text:
+    """Like :func:`t` (or :func:`tn` given ``number``), but a :class:`Text`: ``Text``
+    fields keep their styles and string fields are inserted verbatim (never parsed
+    as markup)."""
     from rich.text import Text
 
     result = Text(style=style)
-    for literal, field, spec, conversion in _FORMATTER.parse(_template(key)):
+    for literal, field, spec, conversion in _FORMATTER.parse(_template(key, number)):
         if literal:
             result.append(literal)
         if field is None:

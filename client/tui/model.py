@@ -12,6 +12,12 @@ connections, status), the log in words, and the seat's prompt. Invariants:
   what they score from the last prompt (:meth:`Follow.points`).
 - ``last_prompt`` is the prompt behind the state's legal actions, or None:
   it goes when they go, and when a snapshot of another ``seq`` comes.
+- ``since`` is the state the table's marks compare with (what changed since
+  then is highlighted): for a player, the state when their last turn ended —
+  the marks stay through their next turn and clear when it ends; for a
+  spectator, the state when the current turn began. None: mark nothing.
+- ``signals`` holds every seat's turn timer, absent players' countdowns and
+  a rematch offer (:mod:`client.tui.signals`).
 
 :class:`Lobby` holds the server's match list, kept live by ``match_update``.
 """
@@ -29,6 +35,7 @@ from client.options import points_by_action
 
 from .fold import apply_event, with_prompt
 from .narrate import describe
+from .signals import TableSignals, presence_lines
 from .viewmodel import seat_names
 
 __all__ = ["Follow", "Lobby", "Outcome"]
@@ -58,6 +65,7 @@ class Follow:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
+        self.signals = TableSignals(clock)
         self.leave()
 
     def leave(self) -> None:
@@ -69,9 +77,10 @@ class Follow:
         self.state: wire.State | None = None
         self.seq = 0
         self.log: list[Text] = []
-        self.deadline_at: float | None = None
         self.acting = False
         self.last_prompt: wire.Prompt | None = None
+        self.since: wire.State | None = None
+        self.signals.clear()
 
     # -- joining ----------------------------------------------------------------------
 
@@ -84,18 +93,22 @@ class Follow:
             self.seq = 0
             self.log = []
             self.last_prompt = None
+            self.since = None
+            self.signals.clear()
         self.match_id = joined.match
         self.seat = joined.seat
         self.host = joined.host
         self.acting = False
-        self.deadline_at = None
         return other
 
     def update(self, summary: wire.MatchSummary) -> bool:
         """A ``match_update``; returns whether it is about this match."""
         if summary.match != self.match_id:
             return False
-        self.summary = summary
+        old, self.summary = self.summary, summary
+        self.signals.summary(summary)
+        for line in presence_lines(old, summary, self.names(), self.seat):
+            self.say(line)
         return True
 
     # -- the match --------------------------------------------------------------------
@@ -108,8 +121,8 @@ class Follow:
         self.seq = snapshot.seq
         self.seat = snapshot.seat
         self.acting = False
-        if not snapshot.state.legal_actions:
-            self.deadline_at = None
+        self.since = snapshot.state if snapshot.state.scoring is None else None
+        self.signals.keep_timers_of(snapshot.state.to_act)
         if self.last_prompt is not None and (
             self.last_prompt.seq != snapshot.seq or not snapshot.state.legal_actions
         ):
@@ -127,15 +140,25 @@ class Follow:
         self.seq = message.seq
         event = message.event
         before = self.state
+        self._mark_from(before, event)
         self.state = apply_event(before, event, self.seat)
         if before.legal_actions and not self.state.legal_actions:
             self.acting = False
-            self.deadline_at = None
             self.last_prompt = None
-        line = describe(event, self.names(), self.seat)
+        self.signals.keep_timers_of(self.state.to_act)
+        line = describe(event, self.names(), self.seat, message.by)
         if line is not None:
             self.say(line)
         return "applied"
+
+    def _mark_from(self, before: wire.State, event: wire.GameEvent) -> None:
+        """Move the marks' baseline (see ``since``) for an event about to apply."""
+        if isinstance(event, wire.MatchEnded):
+            self.since = None  # the final table shows totals, not changes
+        elif isinstance(event, wire.TurnStarted) and (
+            self.seat is None or before.active == self.seat or self.since is None
+        ):
+            self.since = before
 
     def prompt(self, prompt: wire.Prompt) -> bool:
         """The seat's legal actions, if the prompt is for the state we have."""
@@ -144,7 +167,21 @@ class Follow:
         self.state = with_prompt(self.state, prompt)
         self.last_prompt = prompt
         self.acting = False
-        self.deadline_at = self._clock() + prompt.deadline if prompt.deadline is not None else None
+        self.signals.own_deadline(prompt.seat, prompt.deadline)
+        return True
+
+    def turn_timer(self, notice: wire.TurnTimer) -> bool:
+        """Every seat's running timer; False if it is about another match."""
+        if notice.match != self.match_id:
+            return False
+        self.signals.turn_timer(notice)
+        return True
+
+    def rematch(self, offer: wire.RematchOffer) -> bool:
+        """Someone opened the rematch of this match (for us to join or not)."""
+        if offer.match != self.match_id or self.seat is None:
+            return False
+        self.signals.rematch = offer
         return True
 
     def points(self) -> Mapping[wire.Action, int]:
@@ -154,9 +191,14 @@ class Follow:
 
     def seconds_left(self) -> int | None:
         """Whole seconds before the turn timer plays for us, if one runs."""
-        if self.deadline_at is None:
+        if self.seat is None:
             return None
-        return max(0, round(self.deadline_at - self._clock()))
+        return self.signals.seconds().get(self.seat)
+
+    @property
+    def running(self) -> bool:
+        """Whether we hold a seat in a match that is being played."""
+        return self.seat is not None and self.state is not None and self.state.phase != "over"
 
     def names(self) -> dict[int, str]:
         """Every seat's display name."""
@@ -168,4 +210,11 @@ class Follow:
     def say(self, line: Text) -> None:
         """Add a line to the log (the oldest go when it is long)."""
         self.log.append(line)
+        del self.log[:-LOG_LINES]
+
+    def recall(self, at: int, lines: list[Text]) -> None:
+        """Put ``lines`` (from the match's record) into the log before its
+        line ``at`` — where they happened."""
+        at = max(0, min(at, len(self.log)))
+        self.log[at:at] = lines
         del self.log[:-LOG_LINES]

@@ -1,7 +1,10 @@
 """The log in words: what an event means, said to the player in their language.
 
 "You" for the player's own seat, names from the match summary, cards with
-their colour marks (:mod:`client.tui.cards`).
+their colour marks (:mod:`client.tui.cards`), colours in a ranking by name;
+who scored is always named ("Bea gave you ♥3 (+3 for Bea)"). A move the
+seat's own player did not choose says so first (``event.by``): the turn
+timer ran out, or a bot played for an absent player.
 """
 
 from __future__ import annotations
@@ -24,8 +27,36 @@ def _who(seat: int, names: Mapping[int, str], me: int | None) -> Text:
     return Text(names.get(seat, t("seat.numbered", n=seat + 1)), style="bold")
 
 
-def describe(event: wire.GameEvent, names: Mapping[int, str], me: int | None) -> Text | None:
-    """The event in words for the log, or None if it is not worth a line."""
+def describe(
+    event: wire.GameEvent,
+    names: Mapping[int, str],
+    me: int | None,
+    by: wire.PlayedBy | None = None,
+) -> Text | None:
+    """The event in words for the log, or None if it is not worth a line;
+    ``by`` (the event message's) says who chose it, if not its seat's player."""
+    line = _describe(event, names, me)
+    seat = getattr(event, "seat", None)
+    if line is None or by is None or seat is None:
+        return line
+    if by == "timer":
+        badge = Text(" ⏱ " + t("log.by.timer") + " ", style="bold reverse #ffd75f")
+    else:
+        badge = rich(
+            "log.by.stand_in", style="bold reverse #5fb2ff", who=_who_plain(seat, names, me)
+        )
+        badge = Text(" ") + badge + Text(" ")
+        badge.stylize("bold reverse #5fb2ff")
+    return badge + Text(" ") + line
+
+
+def _who_plain(seat: int, names: Mapping[int, str], me: int | None) -> str:
+    if seat == me:
+        return t("who.you_object")
+    return names.get(seat, t("seat.numbered", n=seat + 1))
+
+
+def _describe(event: wire.GameEvent, names: Mapping[int, str], me: int | None) -> Text | None:
     seat = getattr(event, "seat", None)
     you = seat is not None and seat == me
     who = _who(seat, names, me) if seat is not None else Text()
@@ -52,6 +83,8 @@ def describe(event: wire.GameEvent, names: Mapping[int, str], me: int | None) ->
     if isinstance(event, wire.CardAddedSecret):
         if you and event.card is not None:
             return rich("log.secret.you", card=card_text(event.card))
+        if you:  # a record seen from outside: no card
+            return rich("log.secret.you_hidden")
         return rich("log.secret", who=who)
     if isinstance(event, wire.SecretRevealed):
         return rich(
@@ -79,6 +112,8 @@ def _describe_setup(
                 secret=card_text(event.secret),
                 bouquet=card_text(event.bouquet),
             )
+        if you:  # a record seen from outside: no cards
+            return rich("log.opening.you_hidden")
         return rich("log.opening", who=who)
     if isinstance(event, wire.OpeningRevealed):
         placed = Text(", ").join(
@@ -90,4 +125,5 @@ def _describe_setup(
 
 
 def _ranking_text(ranking: Sequence[str]) -> Text:
-    return Text(" > ").join(colour_tag(colour) for colour in ranking)
+    """``◆Purple > ●Blue``: the log has room to name the colours."""
+    return Text(" > ").join(colour_tag(colour, name=True) for colour in ranking)

@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Protocol
 
 import protocol as wire
-from client.sdk import ConnectionLost, Reconnected, Session
+from client.sdk import ConnectionLost, Reconnected, Session, TrustCallback
+from client.trust import KnownServers
 
 __all__ = ["TUI_CLIENT", "SessionFactory", "SessionLike", "real_session"]
 
@@ -34,6 +35,7 @@ class SessionLike(Protocol):
         bots: Sequence[tuple[int, str]] = ...,
         join_code: str | None = ...,
         turn_timer: float | None = ...,
+        first_seat: int | None = ...,
         open_box: bool = ...,
     ) -> wire.Joined: ...
     async def join(
@@ -55,6 +57,24 @@ class SessionLike(Protocol):
 SessionFactory = Callable[[str, str, "str | None"], SessionLike]
 
 
-def real_session(url: str, name: str, token: str | None) -> SessionLike:
-    """A real SDK session that reconnects by itself with its token."""
-    return Session(url, name, token=token, client=TUI_CLIENT, reconnect=True)
+def real_session(
+    url: str,
+    name: str,
+    token: str | None,
+    *,
+    fingerprint: str | None = None,
+    trust: TrustCallback | None = None,
+    known_servers: KnownServers | None = None,
+) -> SessionLike:
+    """A real SDK session that reconnects by itself with its token (and checks a
+    ``wss://`` server's certificate by its fingerprint: :mod:`client.trust`)."""
+    return Session(
+        url,
+        name,
+        token=token,
+        client=TUI_CLIENT,
+        reconnect=True,
+        fingerprint=fingerprint,
+        trust=trust,
+        known_servers=known_servers,
+    )

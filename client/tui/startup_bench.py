@@ -7,7 +7,8 @@ times, from just before the process is spawned, until the game's title is on
 the terminal (escape sequences removed) — interpreter start-up, imports,
 Textual's first layout and the bytes written, end to end. The local server
 starts in the background after that first screen; the time until the table
-(its festival) is drawn is reported too. Each run ends by sending ``q``.
+(its festival) is drawn is reported too. Each run ends by sending ``q`` (and
+``y`` to the question it asks while the match runs).
 """
 
 from __future__ import annotations
@@ -108,7 +109,9 @@ def measure(size: tuple[int, int] = (80, 24), timeout: float = 20.0) -> tuple[fl
                 if not terminal.read_until(text, timeout):
                     raise RuntimeError(f"no {text!r} after {timeout} s: {terminal.text()[-500:]!r}")
                 marks.append(time.perf_counter() - start)
-            terminal.send(b"q")
+            terminal.send(b"q")  # the match is on: q asks first, y confirms
+            terminal.read_until(b"Quit?", 5)
+            terminal.send(b"y")
             terminal.wait(10)
             return marks[0], marks[1]
         finally:

@@ -8,6 +8,11 @@ The state comes from the server's snapshot moved forward event by event
   connections) and the client's own situation (its seat, whether it is
   choosing a receiver).
 
+What changed since ``since`` (:attr:`client.tui.model.Follow.since`) is
+marked: new festival cards and the totals they moved, grown bouquets and
+moved scores. Absent players' countdowns and every seat's turn timer come in
+as whole seconds (:mod:`client.tui.signals`); the views only carry them.
+
 What a choice scores comes from the seat's last prompt (``prompt.points``,
 looked up by action with :func:`client.options.points_by_action`); the view
 never works it out, and shows none when the server does not say. The
@@ -81,6 +86,8 @@ class RankRow:
     keep: int  # the card's bouquet points
     majority: tuple[int, ...]  # majority points that score at this table; () for 4th
     values: tuple[int, ...] = ()  # the values of its festival cards, in the order placed
+    new: int = 0  # how many of ``values`` (the last ones) came since the marks' baseline
+    moved: bool = False  # the total changed since then
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,11 @@ class FestivalView:
     my_secret: tuple[wire.Card, ...]
     revealed: tuple[wire.Card, ...]
     spectator: bool
+    secret_moved: bool = False  # the secret festival's count changed since the baseline
+    #: for each of ``my_secret``: whether a card like it was revealed (R19); the
+    #: server never says whose a revealed card was (R26), so a card of that
+    #: spelling counts, each revealed card once
+    mine_revealed: tuple[bool, ...] = ()
     #: show what each rank's festival card gives (False: a replay whose points are unknown)
     legend: bool = True
 
@@ -111,11 +123,17 @@ class PlayerRow:
     giving: int
     colours: tuple[tuple[int, int], ...]  # (cards, total value) in colour order
     tulips: int
+    majorities: int = 0  # once scored (R20), the final total includes them
+    score_delta: int = 0  # points scored since the marks' baseline
+    gained: tuple[bool, ...] = ()  # in colour order: the bouquet got cards of it since then
+    stand_in: bool = False  # a bot plays this person's seat now
+    bot_in: int | None = None  # seconds until a bot plays for this absent person
+    seconds: int | None = None  # seconds left on the seat's turn timer
 
     @property
     def score(self) -> int:
-        """Points so far (majorities come at the end)."""
-        return self.keeping + self.giving
+        """Points so far (majorities count once the match is scored)."""
+        return self.keeping + self.giving + self.majorities
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +178,9 @@ class ActionsView:
     seats_taken: int = 0
     seats: int = 0
     host: bool = False
+    host_name: str = ""  # who starts the match (the waiting room says so)
+    missing: tuple[str, ...] = ()  # seats kept for people who are not here yet
+    timer: int | None = None  # seconds left on the timer of those waited for
     #: the waiting room's match is open-box (R27)
     open_box: bool = False
 
@@ -181,8 +202,25 @@ class TableView:
     seconds_left: int | None = None
 
 
-def festival_view(state: wire.State, me: int | None) -> FestivalView:
-    """The festival's colours in rank order, unranked ones last."""
+def _values(festival: Sequence[wire.Card], colour: wire.Colour) -> tuple[int, ...]:
+    return tuple(p.value for p in map(wire.card_parts, festival) if p.colour == colour)
+
+
+def _revealed_mine(mine: Sequence[wire.Card], revealed: Sequence[wire.Card]) -> tuple[bool, ...]:
+    left = list(revealed)
+    marks = []
+    for card in mine:
+        marks.append(card in left)
+        if card in left:
+            left.remove(card)
+    return tuple(marks)
+
+
+def festival_view(
+    state: wire.State, me: int | None, since: wire.State | None = None
+) -> FestivalView:
+    """The festival's colours in rank order, unranked ones last; what changed
+    since ``since`` marked."""
     points = state.points
     order = [*state.ranking, *(c for c in COLOURS if c not in state.ranking)]
     rows = []
@@ -190,6 +228,9 @@ def festival_view(state: wire.State, me: int | None) -> FestivalView:
         rank = state.ranking.index(colour) if colour in state.ranking else None
         index = UNRANKED if rank is None else rank
         majority = points.majority[index][: points.majority_places] if index < 3 else ()
+        values = _values(state.festival, colour)
+        total = state.totals.get(colour, 0)
+        new = len(values) - len(_values(since.festival, colour)) if since is not None else 0
         rows.append(
             RankRow(
                 colour=colour,
@@ -198,11 +239,9 @@ def festival_view(state: wire.State, me: int | None) -> FestivalView:
                 give=points.giving_bonus[index],
                 keep=points.bouquet[index],
                 majority=tuple(majority),
-                values=tuple(
-                    parts.value
-                    for parts in map(wire.card_parts, state.festival)
-                    if parts.colour == colour
-                ),
+                values=values,
+                new=max(0, new),
+                moved=since is not None and since.totals.get(colour, 0) != total,
             )
         )
     return FestivalView(
@@ -212,33 +251,63 @@ def festival_view(state: wire.State, me: int | None) -> FestivalView:
         my_secret=state.my_secret,
         revealed=state.revealed,
         spectator=me is None,
+        secret_moved=since is not None and since.secret_count != state.secret_count,
+        mine_revealed=_revealed_mine(state.my_secret, state.revealed) if state.revealed else (),
+    )
+
+
+def _colours(bouquet: Sequence[wire.Card]) -> tuple[tuple[int, int], ...]:
+    parts = [wire.card_parts(card) for card in bouquet]
+    return tuple(
+        (
+            sum(1 for p in parts if p.colour == colour),
+            sum(p.value for p in parts if p.colour == colour),
+        )
+        for colour in COLOURS
     )
 
 
 def player_rows(
-    state: wire.State | None, summary: wire.MatchSummary | None, me: int | None
+    state: wire.State | None,
+    summary: wire.MatchSummary | None,
+    me: int | None,
+    since: wire.State | None = None,
+    *,
+    bot_in: Mapping[int, int] | None = None,
+    timers: Mapping[int, int] | None = None,
 ) -> tuple[PlayerRow, ...]:
-    """Every seat, from the state when the match has started, else from the summary."""
+    """Every seat, from the state when the match has started, else from the
+    summary; what changed since ``since`` marked. Once the match is scored,
+    the points are the final ones (R20: majorities included)."""
     count = len(state.seats) if state is not None else len(summary.seats) if summary else 0
     names = seat_names(summary, count)
     infos = {info.seat: info for info in summary.seats} if summary is not None else {}
+    scores = (
+        {p.seat: p for p in state.scoring.players}
+        if state is not None and state.scoring is not None
+        else {}
+    )
     rows = []
     for seat in range(count):
         info = infos.get(seat)
         kind: wire.SeatKind = info.kind if info is not None else "human"
         bouquet: Sequence[wire.Card] = ()
-        keeping = giving = 0
+        keeping = giving = majorities = delta = 0
+        gained: tuple[bool, ...] = ()
         if state is not None:
             seat_state = state.seats[seat]
             bouquet, keeping, giving = seat_state.bouquet, seat_state.keeping, seat_state.giving
-        parts = [wire.card_parts(card) for card in bouquet]
-        colours = tuple(
-            (
-                sum(1 for p in parts if p.colour == colour),
-                sum(p.value for p in parts if p.colour == colour),
+            final = scores.get(seat)
+            if final is not None:
+                keeping, giving = final.keeping, final.giving
+                majorities = final.total - final.keeping - final.giving
+        colours = _colours(bouquet)
+        if since is not None and seat < len(since.seats):
+            before = since.seats[seat]
+            delta = keeping + giving - before.keeping - before.giving
+            gained = tuple(
+                now[0] > old[0] for now, old in zip(colours, _colours(before.bouquet), strict=True)
             )
-            for colour in COLOURS
-        )
         rows.append(
             PlayerRow(
                 seat=seat,
@@ -251,6 +320,12 @@ def player_rows(
                 giving=giving,
                 colours=colours,
                 tulips=len(bouquet),
+                majorities=majorities,
+                score_delta=delta,
+                gained=gained,
+                stand_in=info is not None and info.stand_in,
+                bot_in=(bot_in or {}).get(seat),
+                seconds=(timers or {}).get(seat),
             )
         )
     return tuple(rows)
@@ -326,37 +401,33 @@ def actions_view(
     picking: bool = False,
     acting: bool = False,
     points: Mapping[wire.Action, int] | None = None,
+    timers: Mapping[int, int] | None = None,
 ) -> ActionsView:
     """What the action panel offers now; ``points`` are the seat's last
-    prompt's, by action (:func:`client.options.points_by_action`)."""
+    prompt's, by action (:func:`client.options.points_by_action`);
+    ``timers`` the seconds left on each seat's turn timer."""
     names = seat_names(summary, len(state.seats) if state else len(summary.seats) if summary else 0)
     if state is None:
         if summary is None:
             return ActionsView(mode="connecting")
-        taken = sum(1 for s in summary.seats if s.kind != "empty")
-        choices: tuple[Choice, ...] = ()
-        if host and taken == len(summary.seats) and summary.status == "open":
-            choices = (Choice("s", "choice.start", None),)
-        return ActionsView(
-            mode="waiting_room",
-            choices=choices,
-            seats_taken=taken,
-            seats=len(summary.seats),
-            host=host,
-            open_box=summary.open_box,
-        )
+        return _waiting_room(summary, me, host, names)
     if state.phase == "over":
         mode: Mode = "over" if state.scoring is not None else "reveal"
         return ActionsView(mode=mode, revealed=state.revealed)
-    waiting = tuple(names.get(seat, "?") for seat in state.to_act if seat != me)
+    others = [seat for seat in state.to_act if seat != me]
+    waiting = tuple(names.get(seat, "?") for seat in others)
+    left = [(timers or {})[seat] for seat in others if seat in (timers or {})]
+    timer = min(left) if left else None
     if me is None:
-        return ActionsView(mode="watch", waiting_for=waiting)
+        return ActionsView(mode="watch", waiting_for=waiting, timer=timer)
     if acting:
         return ActionsView(mode="acting", drawn=state.drawn, hand=state.hand)
     openings = [a for a in state.legal_actions if isinstance(a, wire.Opening)]
     if state.phase == "opening":
         if not openings:
-            return ActionsView(mode="opening_done", waiting_for=waiting, hand=state.opening)
+            return ActionsView(
+                mode="opening_done", waiting_for=waiting, hand=state.opening, timer=timer
+            )
         return ActionsView(
             mode="opening",
             hand=state.hand,
@@ -379,7 +450,32 @@ def actions_view(
             choices=_turn_choices(state, names, picking, points or {}),
             second_card=state.used is not None,
         )
-    return ActionsView(mode="wait", waiting_for=waiting)
+    return ActionsView(mode="wait", waiting_for=waiting, timer=timer)
+
+
+def _waiting_room(
+    summary: wire.MatchSummary, me: int | None, host: bool, names: Mapping[int, str]
+) -> ActionsView:
+    """Before the start: the seats taken, who is not here yet, who starts."""
+    taken = sum(1 for s in summary.seats if s.kind != "empty")
+    choices: tuple[Choice, ...] = ()
+    if host and taken == len(summary.seats) and summary.status == "open":
+        choices = (Choice("s", "choice.start", None),)
+    missing = tuple(
+        names[s.seat]
+        for s in summary.seats
+        if s.kind == "human" and not s.connected and s.seat != me
+    )
+    return ActionsView(
+        mode="waiting_room",
+        choices=choices,
+        seats_taken=taken,
+        seats=len(summary.seats),
+        host=host,
+        host_name=summary.host,
+        missing=missing,
+        open_box=summary.open_box,
+    )
 
 
 def _keys(mode: Mode) -> tuple[tuple[str, str], ...]:
@@ -406,19 +502,34 @@ def table_view(
     acting: bool = False,
     seconds_left: int | None = None,
     points: Mapping[wire.Action, int] | None = None,
+    since: wire.State | None = None,
+    timers: Mapping[int, int] | None = None,
+    bot_in: Mapping[int, int] | None = None,
 ) -> TableView:
     """Everything the table screen shows, from what the server sent (``points``:
-    what each legal action scores, as the seat's last prompt said)."""
+    what each legal action scores, as the seat's last prompt said; ``since``:
+    the state the marks compare with; ``timers`` and ``bot_in``: seconds left
+    on each seat's turn timer and until a bot plays for each absent player)."""
+    if summary is not None and timers:  # a bot plays those seats: their timers mean nothing
+        stand_ins = {info.seat for info in summary.seats if info.stand_in}
+        timers = {seat: left for seat, left in timers.items() if seat not in stand_ins}
     actions = actions_view(
-        state, summary, me, host=host, picking=picking, acting=acting, points=points
+        state,
+        summary,
+        me,
+        host=host,
+        picking=picking,
+        acting=acting,
+        points=points,
+        timers=timers,
     )
     return TableView(
         title=summary.name if summary is not None else "",
         turn=state.turn if state is not None else 0,
         phase=state.phase if state is not None else None,
         online=online,
-        festival=festival_view(state, me) if state is not None else None,
-        players=player_rows(state, summary, me),
+        festival=festival_view(state, me, since) if state is not None else None,
+        players=player_rows(state, summary, me, since, bot_in=bot_in, timers=timers),
         actions=actions,
         log=tuple(log),
         keys=_keys(actions.mode),
@@ -466,6 +577,7 @@ class FinalView:
     you_won: bool
     ranking: tuple[wire.Colour, ...]
     revealed: tuple[wire.Card, ...]
+    seated: bool = True  # a player (who may ask for a rematch), not a spectator
 
 
 def final_view(
@@ -514,6 +626,7 @@ def final_view(
         you_won=me in scoring.winners,
         ranking=state.ranking if state is not None else (),
         revealed=state.revealed if state is not None else (),
+        seated=me is not None,
     )
 
 
@@ -532,6 +645,7 @@ class LobbyRow:
     host: str
     code: bool
     timer: float | None
+    full: bool = False  # open, but every seat taken: only the host's start is missing
     #: an open-box match (R27): its seed and actions are published once finished
     open_box: bool = False
 
@@ -561,6 +675,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     host=summary.host,
                     code=summary.has_join_code,
                     timer=summary.turn_timer,
+                    full=all(s.kind != "empty" for s in summary.seats),
                     open_box=summary.open_box,
                 ),
             )

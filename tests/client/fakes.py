@@ -368,6 +368,60 @@ def waiting_room() -> list[object]:
     ]
 
 
+def _seats_with(**cy: Any) -> tuple[wire.SeatInfo, ...]:
+    """The default four seats, Cy's changed by ``cy``."""
+    seats = summary().seats
+    return (msgspec.structs.replace(seats[0], **cy), *seats[1:])
+
+
+def away() -> list[object]:
+    """Turn 17 is Cy's; Cy drops mid-turn: a bot takes over in 24 s, and Cy's
+    turn timer (everyone sees it) has 20 s left. Ada (seat 1) waits."""
+    script = mid_game()[:16]  # up to event 92: Cy drew at turn 17
+    script[1] = wire.MatchUpdate(match=summary(seats=_seats_with(connected=True)))
+    return [
+        *script,
+        wire.MatchUpdate(match=summary(seats=_seats_with(connected=False, bot_in=24.0))),
+        wire.TurnTimer(match=MATCH, seq=92, timers=(wire.SeatTimer(seat=0, seconds=20.0),)),
+    ]
+
+
+def timed_out() -> list[object]:
+    """Mid-game, but Cy is away and a bot plays for them (their second move of
+    turn 17 marked), and Ada let her timer run out on her first card: the
+    server kept it for her. Her second card, with 30 s on the clock."""
+    script = mid_game()
+    script[1] = wire.MatchUpdate(match=summary(seats=_seats_with(connected=True)))
+    given = script[18]
+    assert isinstance(given, wire.Event) and given.seq == 95
+    script[18] = msgspec.structs.replace(given, by="stand_in")
+    script.insert(18, wire.MatchUpdate(match=summary(seats=_seats_with(stand_in=True))))
+    prompt = script[-1]
+    assert isinstance(prompt, wire.Prompt)
+    script[-1] = msgspec.structs.replace(prompt, deadline=30.0)
+    return [
+        *script,
+        wire.Event(
+            match=MATCH,
+            seq=98,
+            event=wire.CardKept(seat=1, card="orange-4", points=1),
+            by="timer",
+        ),
+        wire.Event(
+            match=MATCH, seq=99, event=wire.CardDrawn(seat=1, card="purple-3", deck_count=20)
+        ),
+        wire.Prompt(
+            match=MATCH,
+            seq=99,
+            seat=1,
+            actions=(wire.Give(to_seat=0), wire.Give(to_seat=2), wire.Give(to_seat=3)),
+            points=(5, 5, 5),
+            deadline=30.0,
+        ),
+        wire.TurnTimer(match=MATCH, seq=99, timers=(wire.SeatTimer(seat=1, seconds=30.0),)),
+    ]
+
+
 # -- a whole short match, for the replay viewer --------------------------------------------
 
 REPLAYED = "r6Tq1"

@@ -9,13 +9,15 @@ import asyncio
 import pathlib
 import re
 import string
+from collections.abc import Iterator
 
 import pytest
 
 import protocol as wire
 from client.tui import i18n
 from client.tui.app import _KNOWN_ERRORS, Plan, TulipsApp
-from client.tui.i18n import LANGUAGES, detect_language, rich, set_language, t
+from client.tui.cards import GLYPH, colour_legend, colour_name
+from client.tui.i18n import LANGUAGES, detect_language, rich, set_language, t, tn
 from client.tui.locales import DOMAIN, LOCALEDIR, mo_path, po_path
 from client.tui.locales.po import Entry, compile_mo, dump, read, read_mo
 from client.tui.locales.tool import merge, template
@@ -86,11 +88,62 @@ def test_the_template_and_translations_follow_english() -> None:
         )
 
 
-def test_colour_letters_are_distinct_in_every_language() -> None:
-    """Colour-blind and monochrome players tell colours apart by their letters too."""
-    for lang, entries in CATALOGUE.items():
-        letters = [entries[f"colour.{c}.letter"].strings[0] for c in wire.COLOURS]
-        assert len(set(letters)) == 4 and all(len(x) == 1 for x in letters), lang
+def test_colours_have_their_own_shapes_and_names() -> None:
+    """Colour-blind and monochrome players tell colours apart by their shapes, and
+    the legend names each in every language."""
+    assert set(GLYPH) == set(wire.COLOURS) and len(set(GLYPH.values())) == len(GLYPH)
+    for lang in LANGUAGES:
+        set_language(lang)
+        names = [colour_name(colour) for colour in wire.COLOURS]
+        assert len(set(names)) == len(names), lang
+        assert colour_legend().plain == " ".join(GLYPH[c] + colour_name(c) for c in GLYPH)
+
+
+def _calls(tree: ast.AST) -> Iterator[tuple[str, str, bool]]:
+    """(function, message id, with a number) for each t/tn/rich call with a literal id."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("t", "tn", "rich")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            numbered = node.func.id == "tn" or any(k.arg == "number" for k in node.keywords)
+            yield node.func.id, node.args[0].value, numbered
+
+
+def test_plural_messages_are_read_with_a_number() -> None:
+    """A message with plural forms is read by tn() or rich(number=…), every other
+    one without: gettext finds neither the other way round."""
+    plural = {key for key, entry in CATALOGUE["en"].items() if entry.plural is not None}
+    calls = [call for path in SOURCE.rglob("*.py") for call in _calls(ast.parse(path.read_text()))]
+    assert {key for _, key, numbered in calls if numbered} == plural
+    assert [call for call in calls if call[1] in plural and not call[2]] == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "many", "free"),
+    [
+        ("en", "Bea (1 card, value 4) → 10", "Bea (3 cards, value 9) → 10", "(1 free) (2 free)"),
+        ("de", "Bea (1 Karte, Wert 4) → 10", "Bea (3 Karten, Wert 9) → 10", "(1 frei) (2 frei)"),
+        (
+            "es",
+            "Bea (1 carta, valor 4) → 10",
+            "Bea (3 cartas, valor 9) → 10",
+            "(1 libre) (2 libres)",
+        ),
+    ],
+)
+def test_counted_things_take_the_right_plural_form(
+    lang: str, one: str, many: str, free: str
+) -> None:
+    """ "1 card", "3 cards": each language's own plural rule picks the form."""
+    set_language(lang)
+    assert tn("final.place", 1, name="Bea", cards=1, value=4, points=10) == one
+    assert rich("final.place", number=3, name="Bea", cards=3, value=9, points=10).plain == many
+    assert f"{tn('lobby.free', 1, count=1)} {tn('lobby.free', 2, count=2)}" == free
 
 
 def _keys_in_source() -> set[str]:
@@ -119,7 +172,7 @@ def test_every_message_id_in_the_source_is_in_the_catalogue() -> None:
 def test_every_message_id_built_at_run_time_is_in_the_catalogue() -> None:
     """The families of ids the code builds from a value (a colour, a rank, a code …)."""
     built = [
-        *(f"colour.{c}{x}" for c in wire.COLOURS for x in ("", ".letter")),
+        *(f"colour.{c}" for c in wire.COLOURS),
         *(f"rank.{n}" for n in range(1, 5)),
         *(f"status.{s}" for s in ("open", "running", "paused", "finished")),
         *(f"strength.{s}" for s in ("easy", "medium", "hard")),

@@ -85,7 +85,8 @@ async def test_sdk_players_play_reference_matches_to_the_end_and_again() -> None
                 await sessions[0].start()
                 made = await asyncio.gather(*(play(s, rng) for s in sessions))
                 assert made == [MATCH_ACTIONS // 4] * 4
-                await sessions[0].play_again()
+                for session in sessions:  # the first opens the rematch, the others accept it
+                    await session.play_again()
         finally:
             await asyncio.gather(*(s.close() for s in sessions))
 

@@ -118,7 +118,7 @@ def test_a_seats_own_record_shows_its_cards() -> None:
     replay = Replay(_record(fakes.short_match_as_ada(), seat=0))
     replay.go(2)
     assert replay.state.hand == ("orange-2", "pink-3")
-    assert caption(replay.event, replay.names, 0).plain == "You were dealt ▲O2 ♥K3."
+    assert caption(replay.event, replay.names, 0).plain == "You were dealt ▲2 ♥3."
     replay.go(8)
     assert replay.state.my_secret == ("pink-3",) and replay.state.opening == ("orange-2", "pink-3")
     replay.go(10)
@@ -243,7 +243,7 @@ async def test_from_the_lobby_every_page_then_step_forwards_and_back() -> None:
         await pilot.pause()
         text = screen_text(app)
         assert "Event 11 of 41" in text and "turn 1 of 6" in text
-        assert "Ada kept ▲O4 (+2)." in text  # the current event, in words
+        assert "Ada kept ▲4 (+2)." in text  # the current event, in words
         rows = viewer.query_one(PlayersPanel).rows
         assert (rows[0].keeping, rows[0].tulips) == (2, 2)
         await pilot.press("left", "left")
@@ -330,7 +330,7 @@ async def test_from_the_final_scores_and_back() -> None:
         await until(pilot, lambda: _loaded(app), what="the replay")
         assert _replays(session)[0][0] == (fakes.MATCH,)
         text = screen_text(app)
-        assert "Give" in text and "Maj." in text  # the legend: points known from the match
+        assert "Give" in text and "Majority" in text  # the legend: points known from the match
         await pilot.press("end")
         await pilot.pause()
         assert "match over" in screen_text(app)
@@ -350,7 +350,7 @@ async def test_a_player_replays_their_own_seats_view() -> None:
         await pilot.press("t", "1", "enter", "right")
         await pilot.pause()
         text = screen_text(app)
-        assert "You drew ▲O4." in text and "Yours there: ♥K3" in text
+        assert "You drew ▲4." in text and "Your secret cards: ♥3" in text
         assert "As your seat saw it" in text and "Ada (you)" in text
 
 
@@ -364,7 +364,7 @@ async def test_from_the_lobby_the_legend_is_left_out() -> None:
         await pilot.press("end")
         await pilot.pause()
         text = screen_text(app)
-        assert "Maj." not in text and "Σ" in text
+        assert "Majority" not in text and "Total" in text
         assert "Public information only" in text
 
 
@@ -538,7 +538,7 @@ async def test_a_real_finished_match_loads_every_page_and_ends_in_its_scoring(
         await pilot.pause()
         assert replay.state.scoring == ended.event.scoring
         assert "The match is over. Won by" in screen_text(app)
-        assert "Maj." not in screen_text(app)  # nobody sent the festival's numbers
+        assert "Majority" not in screen_text(app)  # nobody sent the festival's numbers
 
 
 async def test_a_match_just_played_replays_in_the_players_own_view(server: Running) -> None:
@@ -563,6 +563,21 @@ async def test_a_match_just_played_replays_in_the_players_own_view(server: Runni
         await pilot.pause()
         assert app.follow.state is not None
         assert replay.state.scoring == app.follow.state.scoring
-        assert "Maj." in screen_text(app)  # the festival's numbers, from our own snapshot
+        assert "Majority" in screen_text(app)  # the festival's numbers, from our own snapshot
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+
+
+async def test_a_window_too_small_for_the_viewer_says_so() -> None:
+    """Below 80×24 the viewer, like the table, shows one plain sentence until it grows."""
+    app, session, _ = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await _open_from_lobby(pilot, app, fakes.REPLAYED)
+        await until(pilot, lambda: _loaded(app), what="the replay")
+        await pilot.resize_terminal(60, 16)
+        await pilot.pause()
+        assert "Make it at least 80×24" in screen_text(app).replace("\n", " ")
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert "Event 1 of 41" in screen_text(app)

@@ -65,6 +65,26 @@ def test_final_scoring(snap_compare: SnapCompare, size: tuple[int, int]) -> None
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_player_away(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """Cy dropped in their turn: the countdown to the stand-in, Cy's timer for everyone."""
+    assert _compare(snap_compare, fakes.away(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_timed_out_move(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """Ada's timer ran out on her first card; a bot plays for Cy; her second card, timed."""
+    assert _compare(snap_compare, fakes.timed_out(), size)
+
+
+@pytest.mark.parametrize(
+    "size", [pytest.param((60, 16), id="60x16"), pytest.param((40, 12), id="40x12")]
+)
+def test_too_small(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """Below 80×24 the table says how big the window must be, and nothing else."""
+    assert _compare(snap_compare, fakes.mid_game(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_replay_viewer(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     """The replay of a finished match from the lobby, at turn 4: Ada has just
     added a card face up; the festival without the legend nobody sent."""

@@ -1,14 +1,19 @@
 """`tulips` as a person starts it: in a real pseudo-terminal, with its own
-local server, and gone — server and all — when the player quits. Also the
-command line's one-line errors."""
+local server, and gone — server and all — when the player quits (``q`` asks
+first while the match runs). A match played through whole turns on an 80×24
+terminal, read back with a terminal emulator: the newest event is on screen
+after every move. Also the command line's one-line errors."""
 
 from __future__ import annotations
 
 import pathlib
+import re
 import socket
 import subprocess
 import sys
+import time
 
+import pyte
 import pytest
 
 from client.tui.cli import websocket_url
@@ -61,8 +66,95 @@ def test_tulips_play_draws_the_table_in_a_terminal_and_cleans_up(
         servers = [pid for pid, cmd in _children(terminal.process.pid) if "-m server" in cmd]
         assert len(servers) == 1
         terminal.send(quit_key)
+        if quit_key == b"q":  # the match is on: q asks, y confirms
+            assert terminal.read_until(b"Quit?", timeout=10), terminal.text()[-2000:]
+            terminal.send(b"y")
         assert terminal.wait(timeout=15) == 0
         assert not _alive(servers[0])
+    finally:
+        terminal.close()
+
+
+class Screen:
+    """What a terminal shows: the app's output fed to a terminal emulator."""
+
+    def __init__(self, terminal: PseudoTerminal, size: tuple[int, int]) -> None:
+        self.terminal = terminal
+        self.screen = pyte.Screen(*size)
+        self.stream = pyte.ByteStream(self.screen)
+        self._fed = 0
+
+    def rows(self) -> list[str]:
+        """The screen now, one string per row."""
+        output = self.terminal.output
+        self.stream.feed(output[self._fed :])
+        self._fed = len(output)
+        return list(self.screen.display)
+
+    def until(self, found: re.Pattern[str], timeout: float) -> re.Match[str]:
+        """Read until ``found`` is on the screen, and the app has stopped drawing
+        (a frame can come in several reads)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if found.search("\n".join(self.rows())):
+                self.settle()
+                match = found.search("\n".join(self.rows()))
+                if match:
+                    return match
+            self.terminal._read(0.05)
+        raise AssertionError(f"no {found.pattern!r} on screen:\n" + "\n".join(self.rows()))
+
+    def settle(self, quiet: float = 0.3, timeout: float = 5.0) -> None:
+        """Read until nothing more comes for ``quiet`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            before = len(self.terminal.output)
+            self.terminal._read(quiet)
+            if len(self.terminal.output) == before:
+                return
+
+    def log_rows(self) -> list[str]:
+        """The rows of text inside the "What happened" panel, top to bottom."""
+        rows = self.rows()
+        top = next(i for i, row in enumerate(rows) if "What happened" in row)
+        left = rows[top].index("╭", rows[top].index("╮") + 1) if "╮" in rows[top] else 0
+        inside = []
+        for row in rows[top + 1 :]:
+            if row[left] == "╰":
+                break
+            inside.append(row[left + 1 : row.index("│", left + 1)].strip())
+        return inside
+
+
+_CARD = "[◆●♥▲][234]"
+
+
+def test_tulips_play_shows_the_newest_event_after_every_move(env: dict[str, str]) -> None:
+    """80×24: at each of Ada's prompts the log's last line is the card she just
+    drew (the newest event), through the opening and four whole turns; and
+    after each move, her own move's line — never a line short."""
+    size = (80, 24)
+    terminal = PseudoTerminal([*TULIPS, "play", "--players", "2", "--name", "Ada"], env, size)
+    screen = Screen(terminal, size)
+    try:
+        screen.until(re.compile("Which card goes"), timeout=30)
+        terminal.send(b"1")
+        screen.until(re.compile(r"You put .* into your bouquet"), timeout=10)
+        moves = 0
+        while moves < 8:  # four whole turns: two cards each
+            prompt = screen.until(re.compile(rf"Your (first|second) card:\s+({_CARD})"), 30)
+            card = prompt.group(2)
+            shown = [row for row in screen.log_rows() if row]
+            assert shown and shown[-1] == f"You drew {card}.", "\n".join(screen.rows())
+            key, said = (b"k", "You kept") if prompt.group(1) == "first" else (b"f", "You added")
+            terminal.send(key)
+            screen.until(re.compile(rf"{said} {card}"), timeout=10)
+            assert any(row.startswith(f"{said} {card}") for row in screen.log_rows())
+            moves += 1
+        terminal.send(b"q")
+        screen.until(re.compile(r"Quit\?"), timeout=10)
+        terminal.send(b"y")
+        assert terminal.wait(timeout=15) == 0
     finally:
         terminal.close()
 

@@ -194,9 +194,9 @@ def test_describe_says_what_happened() -> None:
     """The log in words, 'you' for the player's own seat."""
     names = seat_names(fakes.summary(), 4)
     given = wire.CardGiven(seat=2, to_seat=1, card="orange-3", points=5)
-    assert describe(given, names, me=1).plain == "Bot 3 gave you ▲O3 (+5 for them)."  # type: ignore[union-attr]
+    assert describe(given, names, me=1).plain == "Bot 3 gave you ▲3 (+5 for Bot 3)."  # type: ignore[union-attr]
     kept = wire.CardKept(seat=1, card="pink-4", points=2)
-    assert describe(kept, names, me=1).plain == "You kept ♥K4 (+2)."  # type: ignore[union-attr]
+    assert describe(kept, names, me=1).plain == "You kept ♥4 (+2)."  # type: ignore[union-attr]
     assert describe(wire.CardDrawn(seat=2, card=None, deck_count=3), names, me=1) is None
 
 

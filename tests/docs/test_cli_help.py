@@ -69,7 +69,7 @@ def test_help_is_plain_text(name: str, capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
-@pytest.mark.parametrize("command", ["play", "connect"])
+@pytest.mark.parametrize("command", ["play", "connect", "servers", "forget"])
 def test_terminal_client_subcommand_help_is_plain_text(
     lang: str, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,7 +29,11 @@ BASE_MODULES = (
     "protocol.docs",
     "server.app",
     "server.cli",
+    "server.discovery",
+    "server.tls",
     "client.sdk",
+    "client.discovery",
+    "client.trust",
     "client.bots",
     "client.botcli",
     "client.loadtest",
@@ -61,7 +65,13 @@ def _names(requirements: list[str]) -> set[str]:
 def test_base_dependencies_leave_out_textual_and_msgpack() -> None:
     """A server-only install pulls neither Textual nor msgpack; dev pulls everything."""
     extras = PROJECT["optional-dependencies"]
-    assert _names(PROJECT["dependencies"]) == {"msgspec", "websockets", "platformdirs"}
+    assert _names(PROJECT["dependencies"]) == {
+        "msgspec",
+        "websockets",
+        "platformdirs",
+        "zeroconf",
+        "cryptography",
+    }
     assert _names(extras["client"]) == {"textual"}
     assert {"gift-of-tulips", "msgpack", "pytest"} <= _names(extras["dev"])
     assert "gift-of-tulips[client]" in extras["dev"]

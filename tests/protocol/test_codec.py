@@ -468,6 +468,7 @@ def test_close_codes_follow_the_table() -> None:
         ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
         ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
         ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
+        ErrorCode.CLUSTER_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     }
     assert set(protocol.ERROR_CODE_DOCS) == set(ErrorCode)
     assert set(protocol.CLOSE_CODE_DOCS) == set(CloseCode)

@@ -402,7 +402,10 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
     elif kind == "prompt":
         assert viewer is not None and message["seat"] == viewer, message
     else:
-        assert kind in ("welcome", "ok", "error", "joined", "match_update", "match_list", "chat")
+        assert kind in (
+            "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
+            "turn_timer", "rematch",
+        )  # fmt: skip
 
 
 def strings_in(value: object) -> Iterable[str]:

@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from ..i18n import t
 from ..widgets.bars import KeyBar
+from ..widgets.toosmall import TooSmall
 
 __all__ = ["ConnectingScreen"]
 
@@ -44,6 +45,7 @@ class ConnectingScreen(Screen[None]):
         with Middle(), Center():
             yield Splash(id="splash").data_bind(ConnectingScreen.status)
         yield KeyBar().data_bind(keys=_KEYS)
+        yield TooSmall()
 
 
 _KEYS = (("keyname.help", "keys.help"), ("keyname.quit", "keys.quit"))

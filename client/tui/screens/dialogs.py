@@ -1,4 +1,5 @@
-"""The small dialogs: a new match's settings, a private match's join code, a chat line."""
+"""The small dialogs: a new match's settings, a private match's join code, a
+chat line, and "quit while a match is running?"."""
 
 from __future__ import annotations
 
@@ -10,12 +11,21 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from ..i18n import t
+from ..i18n import t, tn
 
-__all__ = ["ChatScreen", "CreateMatchScreen", "CreateSettings", "JoinCodeScreen", "Tick"]
+__all__ = [
+    "ChatScreen",
+    "ConfirmQuitScreen",
+    "CreateMatchScreen",
+    "CreateSettings",
+    "JoinCodeScreen",
+    "Tick",
+    "first_seat_options",
+]
 
 STRENGTHS = ("easy", "medium", "hard")
 TIMERS = (0, 30, 60, 120, 300)
+CHANCE = -1  # the first-player choice that leaves it to chance (R12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +38,7 @@ class CreateSettings:
     strength: str = "medium"
     join_code: str | None = None
     turn_timer: float | None = None
+    first_seat: int | None = None  # R12: who plays first; None: chance
     #: R27: once finished, the server publishes the seed and every action
     open_box: bool = False
 
@@ -45,6 +56,23 @@ class Tick(Checkbox):
 
 def _printable(text: str) -> bool:
     return text.isprintable()
+
+
+def first_seat_options(seats: int, bots: int) -> list[tuple[str, int]]:
+    """The first-player choices for ``seats`` seats of which the highest
+    ``bots`` are bots: chance, then each seat (the host sits in the first
+    seat no bot has)."""
+    humans = seats - bots
+    options = [(t("create.first_chance"), CHANCE)]
+    for seat in range(seats):
+        if seat >= humans:
+            label = t("seat.bot", n=seat + 1)
+        elif seat == 0:
+            label = t("create.first_you", n=seat + 1)
+        else:
+            label = t("seat.numbered", n=seat + 1)
+        options.append((label, seat))
+    return options
 
 
 class CreateMatchScreen(ModalScreen[CreateSettings | None]):
@@ -91,6 +119,11 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                     ],
                     value=0, allow_blank=False, id="timer", compact=True,
                 )  # fmt: skip
+                yield Label(t("create.first"))
+                yield Select(
+                    first_seat_options(4, 3),
+                    value=CHANCE, allow_blank=False, id="first", compact=True,
+                )  # fmt: skip
                 yield Label(t("create.open_box"))
                 yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
             yield Static(id="create-error")
@@ -109,12 +142,15 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         bots = int(self.query_one("#bots", Select).value)  # type: ignore[arg-type]
         strength = str(self.query_one("#strength", Select).value)
         timer = int(self.query_one("#timer", Select).value)  # type: ignore[arg-type]
+        first = int(self.query_one("#first", Select).value)  # type: ignore[arg-type]
         if not name or not _printable(name):
             return t("create.bad_name")
         if code and not _printable(code):
             return t("create.bad_code")
         if bots > seats:
-            return t("create.too_many_bots", seats=seats)
+            return tn("create.too_many_bots", seats, seats=seats)
+        if first >= seats:
+            return t("create.bad_first", seats=seats)
         return CreateSettings(
             name=name,
             seats=seats,
@@ -122,8 +158,20 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             strength=strength,
             join_code=code or None,
             turn_timer=float(timer) if timer else None,
+            first_seat=None if first == CHANCE else first,
             open_box=self.query_one("#open-box", Tick).value,
         )
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Seats or bots changed: offer the seats there are now as first player."""
+        if event.select.id not in ("seats", "bots"):
+            return
+        seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]
+        bots = int(self.query_one("#bots", Select).value)  # type: ignore[arg-type]
+        first = self.query_one("#first", Select)
+        chosen = first.value
+        first.set_options(first_seat_options(seats, min(bots, seats)))
+        first.value = chosen if isinstance(chosen, int) and chosen < seats else CHANCE
 
     def action_create(self) -> None:
         """Check the form and hand the settings back."""
@@ -190,3 +238,37 @@ class ChatScreen(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Close without saying anything."""
         self.dismiss(None)
+
+
+class ConfirmQuitScreen(ModalScreen[bool]):
+    """Quitting while a match is running: say what happens, and ask."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", show=False),
+        Binding("n", "answer(False)", show=False),
+        Binding("escape", "answer(False)", show=False),
+        Binding("q", "answer(True)", show=False),
+    ]
+
+    def __init__(self, local: bool) -> None:
+        super().__init__()
+        self.local = local
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit", classes="dialog"):
+            yield Label(t("quit.local" if self.local else "quit.remote"))
+            yield Label(t("quit.hint"), classes="hint")
+            with Horizontal(classes="buttons"):
+                yield Button(t("quit.yes"), id="quit-yes", variant="error", compact=True)
+                yield Button(t("quit.no"), id="quit-no", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#quit").border_title = t("quit.title")
+        self.query_one("#quit-no", Button).focus()
+
+    def action_answer(self, quit_: bool) -> None:
+        """Close with the answer: True quits."""
+        self.dismiss(quit_)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "quit-yes")

@@ -1,6 +1,8 @@
 """The final screen: each player's keeping, giving and majority points, the
 total and the tulips that break a tie; how each ranked colour's majorities
-went; who won and what decided it; and a rematch."""
+went; who won and what decided it; and, for a player (not a spectator), a
+rematch — or, once another player opened one, the offer to join it
+(``offer``: who opened it; ``r`` or ``a`` joins)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
@@ -17,6 +20,7 @@ from ..cards import cards_text, colour_tag
 from ..i18n import rich, t
 from ..viewmodel import COLOURS, FinalView
 from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.toosmall import TooSmall
 
 __all__ = ["FinalScreen", "scoring_table"]
 
@@ -37,7 +41,7 @@ def scoring_table(view: FinalView) -> Table:
     table.add_column(t("final.keeping"), justify="right", no_wrap=True)
     table.add_column(t("final.giving"), justify="right", no_wrap=True)
     for colour in COLOURS:
-        table.add_column(colour_tag(colour), justify="right", no_wrap=True)
+        table.add_column(colour_tag(colour, name=True), justify="right", no_wrap=True)
     table.add_column(t("final.total"), justify="right", no_wrap=True)
     table.add_column(t("final.tulips"), justify="right", no_wrap=True)
     for row in view.rows:
@@ -72,6 +76,7 @@ def majority_lines(view: FinalView) -> Group:
             text.append_text(
                 rich(
                     "final.place",
+                    number=cards,
                     name=Text(name, style="bold"),
                     cards=cards,
                     value=value,
@@ -97,6 +102,7 @@ class FinalScreen(Screen[None]):
 
     BINDINGS = [
         Binding("a", "app.play_again", show=False),
+        Binding("r", "app.play_again", show=False),
         Binding("t", "app.pop_screen", show=False),
         Binding("v", "app.replay_match", show=False),
         Binding("escape", "app.pop_screen", show=False),
@@ -104,20 +110,38 @@ class FinalScreen(Screen[None]):
         Binding("q", "app.quit", show=False),
     ]
 
-    def __init__(self, view: FinalView) -> None:
+    offer: reactive[str | None] = reactive(None)
+
+    def __init__(self, view: FinalView, offer: str | None = None) -> None:
         super().__init__()
         self.view = view
+        self.set_reactive(FinalScreen.offer, offer)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with VerticalScroll(id="final", classes="panel"):
             yield Static(self._body())
+        yield Static(id="final-offer")
         with Horizontal(classes="buttons"):
-            yield Button(t("final.again"), action="app.play_again", variant="primary", compact=True)
+            if self.view.seated:  # a spectator is not offered a rematch
+                yield Button(
+                    t("final.again"), action="app.play_again", variant="primary", compact=True
+                )
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
         yield KeyBar()
+        yield TooSmall()
+
+    def watch_offer(self) -> None:
+        if self.is_mounted:
+            self._show_offer()
+
+    def _show_offer(self) -> None:
+        line = self.query_one("#final-offer", Static)
+        line.display = self.offer is not None and self.view.seated
+        if self.offer is not None:
+            line.update(t("final.rematch_offer", host=self.offer))
 
     def _body(self) -> RenderableType:
         view = self.view
@@ -132,11 +156,15 @@ class FinalScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(TitleBar).view = TitleView(where=self.view.title, detail=t("table.over"))
         self.query_one("#final").border_title = t("final.title")
+        again: tuple[tuple[str, str], ...] = ()
+        if self.view.seated:
+            again = (("keyname.a", "keys.again"),)
         self.query_one(KeyBar).keys = (
-            ("keyname.a", "keys.again"),
+            *again,
             ("keyname.t", "keys.table"),
             ("keyname.v", "keys.replay"),
             ("keyname.lobby", "keys.lobby"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
+        self._show_offer()

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..cards import colour_tag
+from ..cards import card_text, colour_tag
 from ..i18n import t
 from ..viewmodel import COLOURS
 
@@ -23,6 +23,7 @@ _KEYS = (
     ("keyname.s", "help.key.secret"),
     ("help.key.digits", "help.key.pick"),
     ("keyname.tab", "help.key.tab"),
+    ("help.key.log_keys", "help.key.log"),
     ("keyname.escape", "keys.back"),
     ("keyname.scores", "keys.scores"),
     ("keyname.lobby", "keys.lobby"),
@@ -60,6 +61,9 @@ def help_text() -> Group:
     legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
     legend.add_row(Text("2·8", style="bold"), t("help.bouquet_cells"))
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
+    legend.add_row(Text("⏱23", style="bold"), t("help.timer"))
+    legend.add_row(Text(" 23 ", style="bold reverse #ffd75f"), t("help.changed"))
+    legend.add_row(card_text("pink-4") + Text("✓", style="bold green"), t("help.revealed_mine"))
     keys, replay_keys = _key_table(_KEYS), _key_table(_REPLAY_KEYS)
     return Group(
         Text(t("help.rules")),

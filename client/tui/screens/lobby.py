@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,9 +16,10 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ..i18n import t
+from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.toosmall import TooSmall
 
 __all__ = ["LobbyScreen"]
 
@@ -37,9 +39,12 @@ _COLUMNS = ("lobby.name", "lobby.status", "lobby.players", "lobby.host", "lobby.
 
 
 def _cells(row: LobbyRow) -> tuple[Text, ...]:
-    status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
+    if row.status == "open" and row.full:  # every seat taken: only the host's start to come
+        status = Text(t("status.full"), style="bold yellow")
+    else:
+        status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
     if row.status == "open" and row.free:
-        status.append(" " + t("lobby.free", count=row.free), style="green")
+        status.append(" " + tn("lobby.free", row.free, count=row.free), style="green")
     marks = [t("lobby.code_yes")] if row.code else []
     if row.timer:
         marks.append(t("lobby.timer", seconds=round(row.timer)))
@@ -48,6 +53,17 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
     if row.open_box:  # R27: chosen by the host, seen before anyone sits down
         name.append(" " + t("lobby.open_box"), style="italic cyan")
     return (name, status, Text(row.players), Text(row.host), Text(code))
+
+
+def _wrap_names(names: list[str], width: int) -> Text:
+    """``names`` comma-separated over lines of ``width``, never breaking a name."""
+    lines = [""]
+    for i, name in enumerate(names):
+        item = name + ("," if i < len(names) - 1 else "")
+        if lines[-1] and cell_len(lines[-1]) + 1 + cell_len(item) > width:
+            lines.append("")
+        lines[-1] += (" " if lines[-1] else "") + item
+    return Text("\n".join(lines))
 
 
 class LobbyScreen(Screen[None]):
@@ -79,6 +95,7 @@ class LobbyScreen(Screen[None]):
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
         yield KeyBar()
+        yield TooSmall()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -107,12 +124,15 @@ class LobbyScreen(Screen[None]):
         # Columns sized here, not measured by the table later: a table that is
         # sent no further message would go on drawing the old widths.
         table.clear(columns=True)
-        for i, label in enumerate(_COLUMNS):
-            header = Text(t(label))
-            width = max([header.cell_len, *(line[i].cell_len for line in cells)])
+        headers = [Text(t(label)) for label in _COLUMNS]
+        widths = [
+            max([h.cell_len, *(line[i].cell_len for line in cells)]) for i, h in enumerate(headers)
+        ]
+        cells = self._fit_players(table, widths, cells)
+        for label, header, width in zip(_COLUMNS, headers, widths, strict=True):
             table.add_column(header, key=label, width=width)
         for row, line in zip(rows, cells, strict=True):
-            table.add_row(*line, key=row.match)
+            table.add_row(*line, key=row.match, height=None)
         if selected is not None and selected in {row.match for row in rows}:
             table.move_cursor(row=table.get_row_index(selected))
         empty = self.query_one("#lobby-empty", Static)
@@ -136,6 +156,29 @@ class LobbyScreen(Screen[None]):
     def on_data_table_row_highlighted(self) -> None:
         """The cursor moved: the key bar follows the match under it."""
         self._show_keys()
+
+    def _fit_players(
+        self, table: DataTable[Text], widths: list[int], cells: list[tuple[Text, ...]]
+    ) -> list[tuple[Text, ...]]:
+        """Wrap the players column (it grows with the seats) so the table fits the
+        screen's width, rather than cutting off the columns after it."""
+        room = table.size.width or self.app.size.width - table.styles.gutter.width
+        over = sum(widths) + 2 * table.cell_padding * len(widths) - room
+        if over <= 0 or not cells:
+            return cells
+        at = _COLUMNS.index("lobby.players")
+        names = [line[at].plain.split(", ") for line in cells]
+        longest = max(cell_len(n) + (i < len(row) - 1) for row in names for i, n in enumerate(row))
+        widths[at] = max(widths[at] - over, longest)
+        return [
+            (*line[:at], _wrap_names(row, widths[at]), *line[at + 1 :])
+            for line, row in zip(cells, names, strict=True)
+        ]
+
+    def on_resize(self) -> None:
+        """A new width may wrap the players column differently."""
+        if self.is_mounted:
+            self._show_rows(self.rows)
 
     def _selected(self) -> str | None:
         table = self.query_one(DataTable)

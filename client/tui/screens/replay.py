@@ -36,6 +36,7 @@ from ..widgets.bouquets import PlayersPanel
 from ..widgets.festival import FestivalPanel
 from ..widgets.log import EventLog
 from ..widgets.replay import ReplayPanel
+from ..widgets.toosmall import TooSmall
 from .dialogs import JoinCodeScreen
 
 __all__ = ["ReplayScreen", "Scheduler", "Ticker"]
@@ -125,6 +126,7 @@ class ReplayScreen(Screen[None]):
             yield ReplayPanel(classes="panel")
             yield EventLog(classes="panel")
         yield KeyBar()
+        yield TooSmall()
 
     def on_mount(self) -> None:
         self.query_one(KeyBar).keys = _KEYS

@@ -2,7 +2,9 @@
 
 The app sets ``view`` (a :class:`~client.tui.viewmodel.TableView`) after
 every change; the screen hands each part to its widget. Keys and buttons run
-``app.choose(key)``; the app looks the key up in the view's choices."""
+``app.choose(key)``; the app looks the key up in the view's choices. The
+arrows, Page Up/Down and Home scroll the log; End follows it again. ``q``
+asks before it quits a running match."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.bouquets import PlayersPanel
 from ..widgets.festival import FestivalPanel
 from ..widgets.log import EventLog
+from ..widgets.toosmall import TooSmall
 
 __all__ = ["TableScreen"]
 
@@ -44,7 +47,13 @@ class TableScreen(Screen[None]):
         Binding("r", "app.show_scores", show=False),
         Binding("c", "app.chat", show=False),
         Binding("l", "app.leave", show=False),
-        Binding("q", "app.quit", show=False),
+        Binding("q", "app.ask_quit", show=False),
+        Binding("up", "log('row', 1)", show=False),
+        Binding("down", "log('row', -1)", show=False),
+        Binding("pageup", "log('page', 1)", show=False),
+        Binding("pagedown", "log('page', -1)", show=False),
+        Binding("home", "log('top', 0)", show=False),
+        Binding("end", "log('end', 0)", show=False),
     ]
 
     view: reactive[TableView | None] = reactive(None, always_update=True)
@@ -58,9 +67,22 @@ class TableScreen(Screen[None]):
             yield ActionsPanel(classes="panel")
             yield EventLog(classes="panel")
         yield KeyBar()
+        yield TooSmall()
 
     def on_mount(self) -> None:
         self._show(self.view)
+
+    def action_log(self, how: str, amount: int) -> None:
+        """Scroll the log: by rows or pages (up is positive), to the top, or to the end."""
+        log = self.query_one(EventLog)
+        if how == "row":
+            log.scroll_rows(amount)
+        elif how == "page":
+            log.page(amount)
+        elif how == "top":
+            log.to_top()
+        else:
+            log.follow()
 
     def watch_view(self, view: TableView | None) -> None:
         if self.is_mounted:

@@ -40,25 +40,39 @@ def choice_label(choice: Choice) -> Text:
     return label + _points(choice.points)
 
 
-def _waiting(names: tuple[str, ...]) -> Text:
+def _waiting(names: tuple[str, ...], timer: int | None = None) -> Text:
     if not names:
         return Text(t("actions.waiting_anyone"), style="dim")
-    return rich("actions.waiting", style="dim", names=Text(", ".join(names), style="bold"))
+    text = rich("actions.waiting", style="dim", names=Text(", ".join(names), style="bold"))
+    if timer is not None:  # everyone sees everyone's timer
+        text.append("  ⏱ " + t("actions.timer", seconds=timer), style="bold")
+    return text
 
 
 def prompt_text(view: ActionsView) -> Text:
     """The sentence at the top of the panel."""
     mode = view.mode
     if mode == "waiting_room":
-        text = rich("actions.waiting_room", taken=view.seats_taken, seats=view.seats)
+        text = rich(
+            "actions.waiting_room", number=view.seats, taken=view.seats_taken, seats=view.seats
+        )
         text.append("\n")
+        if view.missing:
+            names = Text(", ".join(view.missing), style="bold")
+            text.append_text(rich("actions.not_here", style="dim", names=names))
+            text.append("\n")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")
         if view.choices:
-            hint = "actions.host_start"
-        else:
-            hint = "actions.host_wait" if view.host else "actions.guest_wait"
-        text.append(t(hint), style="dim")
+            text.append(t("actions.host_start"), style="dim")
+        elif view.host:
+            text.append(t("actions.host_wait"), style="dim")
+        else:  # tell a guest whom they wait for
+            host = Text(view.host_name, style="bold")
+            full = view.seats_taken == view.seats and not view.missing
+            text.append_text(
+                rich("actions.guest_wait_start" if full else "actions.guest_wait", host=host)
+            )
         return text
     if mode == "opening":
         return Text(t("actions.opening"), style="bold")
@@ -71,7 +85,7 @@ def prompt_text(view: ActionsView) -> Text:
                 secret=card_text(view.hand[1]),
             )
             text.append("\n")
-        return text + _waiting(view.waiting_for)
+        return text + _waiting(view.waiting_for, view.timer)
     if mode in ("turn", "give"):
         text = rich(
             "actions.second_card" if view.second_card else "actions.first_card", style="bold yellow"
@@ -86,14 +100,16 @@ def prompt_text(view: ActionsView) -> Text:
     if mode == "acting":
         return Text(t("actions.sending"), style="dim")
     if mode == "watch":
-        return Text(t("actions.watching") + "\n", style="italic") + _waiting(view.waiting_for)
+        return Text(t("actions.watching") + "\n", style="italic") + _waiting(
+            view.waiting_for, view.timer
+        )
     if mode == "reveal":
         return rich("actions.reveal", style="bold", cards=cards_text(view.revealed))
     if mode == "over":
         return Text(t("actions.over"), style="bold")
     if mode == "connecting":
         return Text(t("actions.connecting"), style="dim")
-    return _waiting(view.waiting_for)
+    return _waiting(view.waiting_for, view.timer)
 
 
 class ActionsPanel(Vertical):

@@ -58,4 +58,5 @@ class KeyBar(Widget):
         for key, description in self.keys:
             text.append(f" {t(key)} ", style="bold reverse")
             text.append(f" {t(description)}  ")
+        text.rstrip()  # the last key's gap would only push it off a narrow terminal
         return text

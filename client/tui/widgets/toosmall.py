@@ -1,0 +1,41 @@
+"""The plain sentence shown instead of a screen that does not fit the window.
+
+Every screen of the app holds one; the stylesheet shows it — and hides
+everything else on the screen — while the screen carries the breakpoint
+classes ``-too-narrow`` or ``-too-short`` (:attr:`TulipsApp.HORIZONTAL_BREAKPOINTS`),
+so a screen is never drawn cut off: it says how big the window must be.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widget import Widget
+
+from ..i18n import t
+
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "TooSmall"]
+
+#: The smallest window the table is laid out for.
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+class TooSmall(Widget):
+    """ "This window is 60×16; make it at least 80×24." """
+
+    def render(self) -> RenderableType:
+        width, height = self.screen.size
+        return Text(
+            t(
+                "small.message",
+                width=width,
+                height=height,
+                min_width=MIN_WIDTH,
+                min_height=MIN_HEIGHT,
+            ),
+            justify="center",
+            style="bold",
+        )
+
+    def on_resize(self) -> None:
+        self.refresh()

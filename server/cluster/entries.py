@@ -1,0 +1,95 @@
+"""What the cluster keeps in Redis, as typed values with one MessagePack form.
+
+Invariants: a :class:`PlayerEntry` holds a token's SHA-256 hash, never the
+token; a :class:`DirectoryEntry` is written only by the node that runs its
+match (``node``), so each entry has one writer; a :class:`NodeInfo` lives
+under a key with a time to live, so a node that stops beating disappears.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+
+import protocol as wire
+
+__all__ = [
+    "DirectoryEntry",
+    "EntryError",
+    "NodeInfo",
+    "PlayerEntry",
+    "Presence",
+    "decode",
+    "encode",
+]
+
+
+class EntryError(Exception):
+    """Bytes from Redis that are not the entry they should be."""
+
+
+class PlayerEntry(msgspec.Struct, frozen=True):
+    """A player identity every node can check a resume token against."""
+
+    id: str
+    name: str
+    token_hash: str
+
+
+class DirectoryEntry(msgspec.Struct, frozen=True):
+    """One match of the cluster, as its node publishes it.
+
+    ``homes`` are the ids of the players who hold a seat they have not left
+    (where a reconnecting player is put back); ``gone`` marks a match its node
+    has forgotten (an old finished one), which alone carries no summary.
+    """
+
+    match: str
+    node: str
+    created: float
+    summary: wire.MatchSummary | None
+    homes: tuple[str, ...] = ()
+
+    @property
+    def gone(self) -> bool:
+        """Whether this entry removes its match from the directory."""
+        return self.summary is None
+
+
+class NodeInfo(msgspec.Struct, frozen=True):
+    """A node's heartbeat: where clients reach it, and what it holds now."""
+
+    node: str
+    url: str
+    pid: int
+    started: float
+    matches: int = 0
+    connections: int = 0
+
+
+class Presence(msgspec.Struct, frozen=True):
+    """A player said hello at ``node`` (their connections elsewhere are
+    replaced) or, with ``match``, took a seat or began watching there (their
+    seats on other nodes are left, as ``join`` leaves one's match on one server)."""
+
+    player: str
+    node: str
+    match: str | None = None
+
+
+_encoder = msgspec.msgpack.Encoder()
+_T = TypeVar("_T")
+
+
+def encode(value: msgspec.Struct) -> bytes:
+    """The MessagePack form of an entry."""
+    return _encoder.encode(value)
+
+
+def decode(data: bytes, kind: type[_T]) -> _T:
+    """An entry read back, or :class:`EntryError` saying what was wrong."""
+    try:
+        return msgspec.msgpack.decode(data, type=kind)
+    except (msgspec.DecodeError, TypeError, ValueError) as exc:
+        raise EntryError(f"not a {kind.__name__}: {exc}") from None

@@ -1,0 +1,206 @@
+"""The lobby of a cluster node: the one-process lobby, with the cluster hooked in.
+
+What changes from :class:`~server.lobby.Lobby`, and nothing else:
+
+- ``hello`` with a token another node made: the identity is fetched from
+  Redis (token hash only) and stored here, so resume tokens work on every
+  node; a new identity (or a new name) is registered for every node before
+  the welcome; a hello here replaces the player's connections on other nodes;
+- after the welcome, a player whose newest seat is on another node is sent
+  there (``error`` ``elsewhere`` with the URL, without an id);
+- ``join``, ``watch`` and ``replay`` of a match on another node answer
+  ``elsewhere`` (or ``node_unavailable``, ``cluster_unavailable``);
+- ``list_matches`` lists the whole cluster, and lobby browsers here receive
+  every node's ``match_update``s;
+- every room change is published to the directory (queued, never awaited).
+
+Matches, actions and their storage are exactly the one-process lobby's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import protocol as wire
+from protocol import CloseCode
+from protocol.limits import MAX_MATCHES_LISTED
+
+from .. import persist, views
+from ..config import ServerConfig
+from ..identity import Player, hash_token
+from ..lobby import Lobby, Reply
+from ..peer import Peer
+from ..room import Room
+from .naming import node_id_for, node_url
+from .node import Node
+from .store import Store
+
+__all__ = ["ClusterLobby"]
+
+log = logging.getLogger(__name__)
+
+
+class ClusterLobby(Lobby):
+    """Every player and room of one node, and the rest of the cluster as Redis has it."""
+
+    def __init__(self, config: ServerConfig, *args: Any, **kwargs: Any) -> None:
+        """Like :class:`Lobby`; ``config.cluster`` names the Redis to share."""
+        super().__init__(config, *args, **kwargs)
+        assert config.cluster is not None, "a cluster lobby needs config.cluster"
+        node_id = node_id_for(config.data_dir, config.node_id)
+        self.services = dataclasses.replace(self.services, node=node_id)
+        self.node = Node(
+            Store(config.cluster),
+            node_id,
+            node_url(config.host, config.port, config.public_url),
+            self,
+            heartbeat=config.heartbeat,
+        )
+
+    # -- life -----------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Rebuild this node's matches, then join the cluster (Redis may be away:
+        the node serves its own matches and joins when Redis answers)."""
+        await super().open()
+        await self.node.start()
+
+    async def close(self, timeout: float | None = None) -> None:
+        """Leave the cluster (its matches stay listed, unavailable), then close."""
+        await self.node.stop()
+        await super().close(timeout)
+
+    def cluster_health(self) -> dict[str, Any]:
+        """The cluster part of ``/healthz``."""
+        return self.node.health()
+
+    # -- NodeHooks ------------------------------------------------------------------------
+
+    def local_rooms(self) -> Mapping[str, Room]:
+        """This node's rooms."""
+        return self.rooms
+
+    def known_players(self) -> Iterable[Player]:
+        """Every player this node knows."""
+        return iter(self.players)
+
+    def tell_browsers(self, frame: bytes) -> None:
+        """Another node's match changed: tell this node's lobby browsers."""
+        for peer in self._browsers:
+            if peer.room is None:
+                peer.send(frame)
+
+    def replace_player(self, player_id: str) -> None:
+        """The player said hello on another node: the newer connection wins."""
+        player = self.players.get(player_id)
+        if player is None:
+            return
+        for old in list(player.connections):
+            if isinstance(old, Peer):
+                old.close(CloseCode.REPLACED, "replaced by a newer connection on another node")
+
+    def leave_elsewhere(self, player_id: str, match_id: str) -> None:
+        """The player entered a match on another node: as ``join`` leaves one's
+        current match on one server, their seats here are left."""
+        player = self.players.get(player_id)
+        if player is None:
+            return
+        for room in list(self.rooms.values()):
+            if room.id != match_id and room.is_home_of(player):
+                room.leave(player)
+
+    # -- connection life ----------------------------------------------------------------------
+
+    async def hello(self, peer: Peer, message: wire.Hello, version: int) -> wire.Welcome:
+        """As on one server; a token made on another node is fetched first."""
+        if message.token is not None and self.players.by_token(message.token) is None:
+            await self._adopt(hash_token(message.token))
+        welcome = await super().hello(peer, message, version)
+        player = peer.player
+        assert player is not None
+        await self.node.register_player(player)
+        self.node.connected(player.id)
+        return welcome
+
+    async def _adopt(self, token_hash: str) -> None:
+        """Make a player another node knows a player of this node (stored here,
+        as the seats of this node's matches must be)."""
+        entry = await self.node.find_player(token_hash)
+        if entry is None or self.players.get(entry.id) is not None:
+            return  # unknown everywhere: hello answers bad_token
+        player = Player(id=entry.id, name=entry.name, token_hash=entry.token_hash)
+        self.players.add(player)
+        if self.storage is not None:
+            await persist.store_player(self.storage, self.players, player, new=True)
+
+    def after_welcome(self, peer: Peer) -> None:
+        """Put a returning player back in their newest seat — or send them to
+        the node where it is."""
+        player = peer.player
+        assert player is not None
+        local = self.home_of(player)
+        elsewhere = self.node.home_elsewhere(player.id, local.created if local else None)
+        if elsewhere is not None:
+            peer.send(wire.encode(wire.error_message_for(elsewhere)))
+            return
+        super().after_welcome(peer)
+
+    def disconnect(self, peer: Peer) -> None:
+        """As on one server; the cluster learns the player left this node."""
+        super().disconnect(peer)
+        player = peer.player
+        if player is not None and not player.connections:
+            self.node.disconnected(player.id)
+
+    # -- requests -------------------------------------------------------------------------------
+
+    async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
+        """As on one server; a match named that no node has told this one of yet
+        is looked up in Redis first."""
+        named = message.match if isinstance(message, wire.Join | wire.Watch | wire.Replay) else None
+        if named is not None and named not in self.rooms:
+            await self.node.look_up(named)
+        await super().dispatch(peer, message)
+
+    async def _handle(self, peer: Peer, message: wire.ClientMessage) -> Reply:
+        reply = await super()._handle(peer, message)
+        if isinstance(message, wire.CreateMatch | wire.PlayAgain) and peer.room is not None:
+            await self.node.publish_now(peer.room)  # listed everywhere before its id is known
+        return reply
+
+    def _find(self, match_id: str) -> Room:
+        room = self.rooms.get(match_id)
+        if room is None:
+            raise self.node.redirect(match_id)
+        return room
+
+    def _move(self, peer: Peer, room: Room) -> None:
+        super()._move(peer, room)
+        self.node.entered(self._player(peer).id, room.id)
+
+    def room_changed(self, room: Room) -> None:
+        """As on one server, and the directory learns of it."""
+        super().room_changed(room)
+        self.node.publish(room)
+
+    def list_matches(self, peer: Peer, message: wire.ListMatches) -> Reply:
+        """Every node's matches, newest first (this node's as they are now)."""
+        self._browsers.add(peer)
+        listed = [(room.created, views.summary(room)) for room in self.rooms.values()]
+        listed += self.node.listed()
+        listed.sort(key=lambda pair: pair[0], reverse=True)
+        return Reply(
+            wire.MatchList(
+                id=message.id,
+                matches=tuple(summary for _, summary in listed[:MAX_MATCHES_LISTED]),
+            )
+        )
+
+    def _new_id(self) -> str:
+        while True:
+            match_id = super()._new_id()
+            if not self.node.knows(match_id):
+                return match_id

@@ -1,0 +1,124 @@
+"""The cluster's command-line flags of ``tulips-server``, and what they make of
+its :class:`~server.config.ServerConfig` (kept here so ``server/cli.py`` only
+calls two functions)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from urllib.parse import urlsplit
+
+from ..config import ServerConfig
+from .naming import check_node_id
+from .workers import worker_config
+
+__all__ = ["add_arguments", "apply"]
+
+
+def _redis_url(text: str) -> str:
+    if urlsplit(text).scheme not in ("redis", "rediss", "unix"):
+        raise argparse.ArgumentTypeError(f"expected redis://HOST:PORT/DB, got {text!r}")
+    return text
+
+
+def _ws_url(text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected ws://HOST:PORT, got {text!r}")
+    return text
+
+
+def _node_id(text: str) -> str:
+    try:
+        return check_node_id(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be 1 to 64, got {value}")
+    return value
+
+
+def _heartbeat(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0.05 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be 0.05 to 60 seconds, got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--cluster``, ``--public-url``, ``--workers``, ``--node-id``, ``--heartbeat``."""
+    group = parser.add_argument_group(
+        "cluster", "several nodes sharing one lobby through Redis (README: Architecture)"
+    )
+    group.add_argument(
+        "--cluster",
+        metavar="REDIS_URL",
+        type=_redis_url,
+        help="join the cluster of every node naming this Redis (redis://HOST:6379/0)",
+    )
+    group.add_argument(
+        "--public-url",
+        type=_ws_url,
+        help="the URL clients should use to reach this node (default: ws://HOST:PORT);"
+        " with --workers, each worker's is this one with the worker's own port",
+    )
+    group.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="start this many nodes on this machine sharing --port (needs --cluster);"
+        " worker I also listens on --port + 1 + I and keeps its data in DATA_DIR/node-I",
+    )
+    group.add_argument(
+        "--node-id",
+        type=_node_id,
+        help="this node's id (default: the one kept in the data directory, made on first start)",
+    )
+    group.add_argument(
+        "--heartbeat",
+        type=_heartbeat,
+        default=ServerConfig().heartbeat,
+        help="seconds between heartbeats; a node is taken for dead after three missed"
+        " (default: %(default)s)",
+    )
+    group.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+
+
+def apply(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, config: ServerConfig
+) -> ServerConfig:
+    """``config`` with the cluster flags in it (exits on flags that do not fit together)."""
+    if args.cluster is None:
+        if args.workers > 1:
+            parser.error("--workers needs --cluster: the workers share their lobby through Redis")
+        for flag in ("public_url", "node_id"):
+            if getattr(args, flag) is not None:
+                parser.error(f"--{flag.replace('_', '-')} needs --cluster")
+        return config
+    if config.port == 0 and (args.public_url is None or args.workers > 1):
+        parser.error("--cluster needs a fixed --port (or, for one node, --public-url)")
+    if config.port + args.workers > 65535:
+        parser.error(f"--workers {args.workers} needs ports up to {config.port + args.workers}")
+    config = dataclasses.replace(
+        config,
+        cluster=args.cluster,
+        public_url=args.public_url,
+        node_id=args.node_id,
+        heartbeat=args.heartbeat,
+        workers=args.workers,
+    )
+    if args.worker is not None:
+        if not 0 <= args.worker < args.workers:
+            parser.error(f"--worker must be 0 to {args.workers - 1}")
+        config = worker_config(config, args.worker)
+    return config

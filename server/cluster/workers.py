@@ -1,0 +1,129 @@
+"""``tulips-server --cluster … --workers N``: N nodes on this machine, one command.
+
+The supervisor (this process) starts N worker processes, ``python -m server``
+with the same flags and ``--worker I``. Every worker listens on the shared
+``--port`` with SO_REUSEPORT, so the kernel spreads new connections over them
+and one command uses every core; each also listens on its own port,
+``--port + 1 + I``, which is the URL it gives in redirects (a connection to
+the shared port may land on any worker, so a redirect must name one). Each
+worker has its own data directory, ``DATA_DIR/node-I``, and so its own node id
+and its own SQLite; its matches come back when it restarts there.
+
+The supervisor restarts a worker that dies (a crash, a kill), and on SIGINT
+or SIGTERM stops them all and waits for them to store what they accepted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import signal
+import subprocess
+import sys
+import time
+from types import FrameType
+
+from ..config import ServerConfig
+from .naming import node_url, with_port
+
+__all__ = ["supervise", "worker_config"]
+
+log = logging.getLogger(__name__)
+
+#: A worker that dies this many times within ``_CRASH_WINDOW`` seconds is not restarted.
+_MAX_CRASHES = 5
+_CRASH_WINDOW = 60.0
+_POLL = 0.2
+
+
+def worker_config(config: ServerConfig, index: int) -> ServerConfig:
+    """The configuration of worker ``index`` of ``config.workers``."""
+    own = config.port + 1 + index
+    base = node_url(config.host, config.port, config.public_url)
+    return dataclasses.replace(
+        config,
+        worker=index,
+        reuse_port=True,
+        extra_ports=(own,),
+        public_url=with_port(base, own),
+        data_dir=None if config.data_dir is None else config.data_dir / f"node-{index}",
+        node_id=None if config.node_id is None else f"{config.node_id}-{index}",
+    )
+
+
+class _Worker:
+    """One worker process and its recent deaths."""
+
+    def __init__(self, index: int, command: list[str]) -> None:
+        self.index = index
+        self.command = command
+        self.process: subprocess.Popen[bytes] | None = None
+        self.deaths: list[float] = []
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command)
+        log.info("worker %d started (pid %d)", self.index, self.process.pid)
+
+    def given_up(self) -> bool:
+        now = time.monotonic()
+        self.deaths = [t for t in self.deaths if now - t < _CRASH_WINDOW]
+        return len(self.deaths) >= _MAX_CRASHES
+
+
+def supervise(config: ServerConfig, argv: list[str]) -> int:
+    """Run ``config.workers`` workers with ``argv`` until SIGINT or SIGTERM; 0 on a
+    clean stop, 1 if every worker kept dying."""
+    workers = [
+        _Worker(i, [sys.executable, "-m", "server", *argv, "--worker", str(i)])
+        for i in range(config.workers)
+    ]
+    stopping = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for worker in workers:
+            worker.start()
+        log.info(
+            "%d workers share port %d; their own ports are %d to %d",
+            config.workers,
+            config.port,
+            config.port + 1,
+            config.port + config.workers,
+        )
+        while not stopping:
+            time.sleep(_POLL)
+            for worker in workers:
+                if worker.process is None or worker.process.poll() is None:
+                    continue
+                log.error("worker %d exited with %s", worker.index, worker.process.returncode)
+                worker.deaths.append(time.monotonic())
+                if worker.given_up():
+                    log.error("worker %d keeps dying; it is not restarted", worker.index)
+                    worker.process = None
+                else:
+                    worker.start()
+            if all(w.process is None for w in workers):
+                return 1
+        return 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _stop_all(workers, config.stop_timeout + 5)
+
+
+def _stop_all(workers: list[_Worker], timeout: float) -> None:
+    """SIGTERM every worker, wait up to ``timeout`` s, then kill what is left."""
+    running = [w.process for w in workers if w.process is not None and w.process.poll() is None]
+    for process in running:
+        process.terminate()
+    deadline = time.monotonic() + timeout
+    for process in running:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

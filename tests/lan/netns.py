@@ -1,0 +1,106 @@
+"""A private LAN for discovery tests: two network namespaces joined by a veth pair.
+
+mDNS is multicast: run on the machine's own network it would reach every
+device on the LAN. These tests never do that. :func:`private_lan` makes two
+namespaces of its own (unique names per run), links them with a veth pair
+created inside them (it never exists in the machine's namespace), gives each
+end a 10.x address that exists only there, turns multicast on, and deletes
+both namespaces — and with them the link — on exit, whatever happened.
+
+Creating namespaces needs root (or CAP_SYS_ADMIN); where that fails,
+:class:`NoNamespaces` carries the error so a test can say why it skips.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The subnet of the private link (exists only inside the two namespaces).
+SUBNET = "10.213.7"
+
+
+class NoNamespaces(Exception):
+    """This machine cannot make network namespaces here (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Lan:
+    """Two namespaces on one private link: the server's and the client's."""
+
+    server_ns: str
+    client_ns: str
+    server_address: str
+    client_address: str
+    server_if: str
+    client_if: str
+
+    def command(self, ns: str, argv: Sequence[str]) -> list[str]:
+        """``argv`` run inside namespace ``ns``."""
+        return ["ip", "netns", "exec", ns, *argv]
+
+
+def python(*args: str) -> list[str]:
+    """This interpreter, running this checkout's code."""
+    return [sys.executable, *args]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """The environment for processes run in a namespace: this checkout first on
+    the path, no proxy (nothing may leave the private link), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def _ip(*args: str) -> None:
+    try:
+        result = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20)
+    except FileNotFoundError:
+        raise NoNamespaces("the ip command (iproute2) is not installed") from None
+    if result.returncode != 0:
+        raise NoNamespaces(f"ip {' '.join(args)}: {result.stderr.strip() or result.returncode}")
+
+
+@contextlib.contextmanager
+def private_lan() -> Iterator[Lan]:
+    """Two fresh namespaces on a private veth link; removed on exit."""
+    tag = f"{os.getpid() % 100000}{secrets.token_hex(2)}"
+    lan = Lan(
+        server_ns=f"tulips-{tag}-srv",
+        client_ns=f"tulips-{tag}-cli",
+        server_address=f"{SUBNET}.1",
+        client_address=f"{SUBNET}.2",
+        server_if="tlp-srv",
+        client_if="tlp-cli",
+    )
+    made: list[str] = []
+    try:
+        for ns in (lan.server_ns, lan.client_ns):
+            _ip("netns", "add", ns)
+            made.append(ns)
+        # Both ends are made inside the namespaces: the link never exists outside them.
+        _ip(
+            "-n", lan.server_ns, "link", "add", lan.server_if, "type", "veth",
+            "peer", "name", lan.client_if, "netns", lan.client_ns,
+        )  # fmt: skip
+        for ns, interface, address in (
+            (lan.server_ns, lan.server_if, lan.server_address),
+            (lan.client_ns, lan.client_if, lan.client_address),
+        ):
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", interface)
+            _ip("-n", ns, "link", "set", interface, "multicast", "on", "up")
+            _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", interface)
+        yield lan
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
