@@ -16,9 +16,9 @@ from .cards import COLOURS, Card, Colour
 from .events import PRIVATE_FIELDS, Event
 from .match import Match, Phase
 from .ruleset import Ruleset
-from .scoring import FinalScoring
+from .scoring import FinalScoring, action_points
 
-__all__ = ["Observation", "SeatView", "observe", "project_event"]
+__all__ = ["Observation", "SeatView", "observe", "project_event", "prompt_choices"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +137,15 @@ def project_event(event: Event, seat: int | None) -> Event:
         return event
     blanked: Event = dataclasses.replace(event, **dict.fromkeys(private))  # type: ignore[arg-type]
     return blanked
+
+
+def prompt_choices(match: Match, seat: int) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+    """``seat``'s legal actions and what each scores at once (R14–R17), as
+    :func:`observe` would give them for that seat: what a prompt needs, without
+    building the rest of the observation (the server prompts after every action).
+    Both empty when the seat need not act."""
+    m = match
+    legal = m.legal_actions(seat)
+    drawn = m._drawn if m._phase is Phase.TURN and m._active == seat else None
+    ranking = m._ranking
+    return legal, tuple(action_points(m.ruleset, ranking, drawn, action) for action in legal)

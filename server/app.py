@@ -45,7 +45,7 @@ from .config import ServerConfig
 from .discovery import Announcer, announce_addresses, default_instance_name, lobby_announcement
 from .errors import error_for, refused
 from .lobby import Lobby
-from .peer import Peer, TulipsConnection, client_address
+from .peer import Flusher, Peer, TulipsConnection, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 from .tls import TlsSetup, from_config
@@ -106,6 +106,8 @@ class TulipsServer:
             lobby = _new_lobby(config, storage)
         self.lobby = lobby
         self.peers: set[Peer] = set()
+        #: writes out the peers that queued frames, once per turn of the event loop
+        self._flusher = Flusher()
         #: connections past the handshake's checks whose socket is still open, by address
         self.addresses: collections.Counter[str] = collections.Counter()
         self.started = time.monotonic()
@@ -331,6 +333,7 @@ class TulipsServer:
             config.max_outbox_bytes,
             write_timeout=config.write_timeout,
             close_timeout=config.close_timeout,
+            flusher=self._flusher,
         )
         self.peers.add(peer)
         try:

@@ -264,6 +264,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         metavar="FILE",
         help="the unencrypted PEM key of --tls-cert",
     )
+    parser.add_argument(
+        "--loop",
+        choices=["asyncio", "uvloop"],
+        default=defaults.loop,
+        help="the event loop; uvloop needs pip install 'gift-of-tulips[uvloop]'"
+        " (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
@@ -308,6 +315,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         tls_self_signed=tls_self_signed,
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
+        loop=args.loop,
     )
     return cluster_options.apply(parser, args, config)
 
@@ -371,6 +379,16 @@ def _raise_fd_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The factory of the event loop called ``name`` (None: asyncio's own).
+    Raises ImportError for uvloop when it is not installed."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
     before it starts (to install hooks: the fault-injecting test runner does)."""
@@ -380,7 +398,15 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     _raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:
-        asyncio.run(run(config, setup))
+        loop_factory = _loop_factory(config.loop)
+    except ImportError:
+        logging.getLogger("server").error(
+            "--loop uvloop: uvloop is not installed; pip install 'gift-of-tulips[uvloop]'"
+        )
+        return 2
+    try:
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run(config, setup))
     except (StorageError, TlsError, WebUnavailable) as exc:
         logging.getLogger("server").error("%s", exc)
         return 1

@@ -116,6 +116,8 @@ class ServerConfig:
     web_port: int | None = None
     #: browser sessions at once (each runs one client process)
     web_max_sessions: int = 8
+    #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
+    loop: str = "asyncio"
 
     def limits(self) -> wire.ServerLimits:
         """The timings and thresholds ``welcome`` tells every client."""

@@ -1,8 +1,12 @@
 """One connected client, as the server holds it: who it is, where it sits,
 and a byte budget for what is on its way to it.
 
-Rooms never await a client: :meth:`Peer.send` queues a frame and returns, and
-one writer task per connection drains the queue into the socket.
+Rooms never await a client: :meth:`Peer.send` queues a frame and returns.
+Once the code that queued has run (``loop.call_soon``), the queue goes to the
+socket in one write — everything one request caused for a client (its answer,
+the events, a prompt) is one system call, in the order it was queued. Only
+when a client's socket is full does one writer task per connection take over
+and wait for it to drain.
 
 Invariant: the bytes held for one client — frames in its queue plus what the
 transport has not yet handed to the kernel — stay within ``budget`` (one frame
@@ -24,7 +28,7 @@ import collections
 import ipaddress
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
@@ -38,7 +42,14 @@ from .identity import Player
 if TYPE_CHECKING:
     from .room import Room
 
-__all__ = ["MAX_CLOSE_REASON_BYTES", "Peer", "TulipsConnection", "client_address", "close_reason"]
+__all__ = [
+    "MAX_CLOSE_REASON_BYTES",
+    "Flusher",
+    "Peer",
+    "TulipsConnection",
+    "client_address",
+    "close_reason",
+]
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +115,30 @@ class TulipsConnection(ServerConnection):
             self.on_data()
 
 
+class Flusher:
+    """Writes out every peer that queued frames, in one callback once the code
+    that queued them has run (``loop.call_soon``): one callback per turn of the
+    event loop, however many peers an action reached. One per server."""
+
+    def __init__(self) -> None:
+        self._due: list[Peer] = []
+
+    def add(self, peer: Peer) -> None:
+        """Flush ``peer`` soon (it has not been added since its last flush)."""
+        if not self._due:
+            asyncio.get_running_loop().call_soon(self._run)
+        self._due.append(peer)
+
+    def _run(self) -> None:
+        due, self._due = self._due, []
+        for peer in due:
+            try:
+                peer._flush()
+            except Exception:  # one broken connection must not hold up the others
+                log.exception("writing to %r failed; closing it", peer)
+                peer.close(CloseCode.INTERNAL_ERROR, "internal error")
+
+
 class Peer:
     """A WebSocket connection with its player, its room and its outbound queue."""
 
@@ -114,7 +149,9 @@ class Peer:
         *,
         write_timeout: float = 60.0,
         close_timeout: float = 5.0,
+        flusher: Flusher | None = None,
     ) -> None:
+        """``flusher`` is shared by a server's peers (by default each has its own)."""
         self.connection = connection
         #: the client's IP address (see :func:`client_address`)
         self.address = client_address(connection)
@@ -130,6 +167,9 @@ class Peer:
         self._close_timeout = close_timeout
         self._queue: collections.deque[bytes] = collections.deque()
         self._queued = 0  # bytes in _queue
+        self._flusher = flusher if flusher is not None else Flusher()
+        self._flush_due = False  # this peer is with the flusher
+        self._waiting = False  # the writer task waits for the client's socket to drain
         self._wake = asyncio.Event()
         self._closing = False
         self._closer: asyncio.Task[None] | None = None
@@ -159,14 +199,63 @@ class Peer:
         """Queue a frame; drop the client if holding it would break the budget."""
         if self._closing:
             return
-        held = self.held + len(frame)
-        if held > self.budget and held > len(frame):  # one frame always fits
+        size = len(frame)
+        transport = self.connection.transport  # self.held, inline: called for every frame
+        held = self._queued + size + (0 if transport is None else transport.get_write_buffer_size())
+        if held > self.budget and held > size:  # one frame always fits
             self._too_slow()
             return
         self._queue.append(frame)
-        self._queued += len(frame)
-        self.peak = max(self.peak, held)
+        self._queued += size
+        if held > self.peak:
+            self.peak = held
+        if not self._flush_due:
+            self._flush_due = True
+            self._flusher.add(self)
+
+    def send_all(self, frames: Sequence[bytes]) -> None:
+        """:meth:`send` each of ``frames``, in order."""
+        send = self.send
+        for frame in frames:
+            send(frame)
+
+    def _flush(self) -> None:
+        """Write what was queued since the last flush in one write to the socket.
+
+        Called by the :class:`Flusher` soon after :meth:`send`, once the code
+        that queued has run: everything one request caused for this client (its
+        answer, the events, a prompt) leaves in one system call. A client whose
+        socket is full (the transport has paused writing) is left to the writer
+        task, which waits for it, within ``write_timeout``.
+        """
+        self._flush_due = False
+        if self._waiting or not self._queue:
+            return  # the writer task holds this client's frames until its socket drains
+        connection = self.connection
+        if connection.protocol.state is State.OPEN and not connection.paused:
+            self._write_batch()
+            if not self._queue and not connection.paused:
+                return
+        self._waiting = True
         self._wake.set()
+
+    def _write_batch(self) -> None:
+        """Queued frames, up to ``_BATCH_BYTES`` of them, in one write to the socket.
+
+        asyncio's ``transport.write()`` sends at once when its buffer is empty, so
+        frames written one by one would each be a system call; joined they are one.
+        """
+        queue = self._queue
+        protocol = self.connection.protocol
+        size = 0
+        while queue and size < _BATCH_BYTES:
+            frame = queue.popleft()
+            size += len(frame)
+            protocol.send_binary(frame)
+        self._queued -= size
+        # Only this batch is pending: websockets writes its own frames (pongs,
+        # close) as it makes them, so nothing of its own waits in data_to_send().
+        self.connection.transport.write(b"".join(protocol.data_to_send()))
 
     def _check_budget(self) -> None:
         """After a read: the pongs websockets wrote may not break the budget either
@@ -245,17 +334,12 @@ class Peer:
         try:
             while True:
                 while queue:
-                    # A few frames per write (one syscall), the way websockets'
-                    # send_context docstring shows user code writing; then wait for
-                    # the socket to take them before writing more, so the queue —
-                    # not the transport — holds the rest, where the budget sees it.
+                    # A batch in one write (one syscall); then wait for the socket
+                    # to take it before writing more, so the queue — not the
+                    # transport — holds the rest, where the budget sees it.
                     async with asyncio.timeout(self._write_timeout), connection.send_context():
-                        size = 0
-                        while queue and size < _BATCH_BYTES:
-                            frame = queue.popleft()
-                            self._queued -= len(frame)
-                            size += len(frame)
-                            connection.protocol.send_binary(frame)
+                        self._write_batch()
+                self._waiting = False
                 if self._closing:
                     return
                 self._wake.clear()

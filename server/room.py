@@ -447,8 +447,7 @@ class Room:
         """Send each member its own view of ``events``."""
         frames = views.EventFrames(self.id, first_seq, events, by)
         for peer, seat in self.members.items():
-            for frame in frames.for_seat(seat):
-                peer.send(frame)
+            peer.send_all(frames.for_seat(seat))
         if self.status is RoomStatus.FINISHED:
             self.on_change()
 

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import engine
 import protocol as wire
+from engine import all_cards, observe, project_event
 from engine import events as ev
-from engine import observe, project_event
+from engine.observation import prompt_choices
 
 from .commitment import commitment
 
@@ -54,14 +55,24 @@ _WIRE_EVENTS: dict[type, type[Any]] = {
 _FIELDS = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _WIRE_EVENTS}
 
 
+#: Each card's and colour's wire spelling: there are twelve cards (R3) and four colours.
+_SPELLING: dict[object, str] = {
+    **{colour: colour.value for colour in engine.Colour},
+    **{card: str(card) for card in all_cards()},
+}
+
+
 def _plain(value: object) -> Any:
-    """A card, colour or tuple of them in its one wire spelling."""
-    if isinstance(value, engine.Card):
-        return str(value)
-    if isinstance(value, engine.Colour):
-        return value.value
-    if isinstance(value, tuple):
-        return tuple(_plain(item) for item in value)
+    """A card, colour or tuple of them in its one wire spelling (other values as
+    they are). Called for every field of every event sent: types are compared,
+    not ``isinstance``-checked, and spellings are looked up."""
+    kind = type(value)
+    if kind is int or value is None:
+        return value
+    if kind is tuple:
+        return tuple([_plain(item) for item in value])  # type: ignore[attr-defined]
+    if kind is engine.Card or kind is engine.Colour:
+        return _SPELLING[value]
     return value
 
 
@@ -156,8 +167,9 @@ class EventFrames:
     """The frames of one batch of events, each encoded once per distinct view.
 
     An event with private fields has two views: its owner's and everyone
-    else's (spectators included); any other event has one. ``by`` goes on
-    the first event only: the one that shows the choice.
+    else's (spectators included); any other event has one. Everyone without a
+    private event in the batch shares one list of frames. ``by`` goes on the
+    first event only: the one that shows the choice.
     """
 
     def __init__(
@@ -171,31 +183,50 @@ class EventFrames:
         self._first_seq = first_seq
         self._events = events
         self._by = by
-        self._cache: dict[tuple[int, int | None], bytes] = {}
+        #: everyone else's view of each event, in order (built on first use)
+        self._public: tuple[bytes, ...] | None = None
+        #: seat -> the indexes of the events with private fields it owns
+        self._owned: dict[int, list[int]] = {}
+        self._mine: dict[int, tuple[bytes, ...]] = {}
 
-    def _frame(self, index: int, seat: int | None) -> bytes:
-        event = self._events[index]
-        owner = getattr(event, "seat", None) if type(event) in ev.PRIVATE_FIELDS else None
-        view = owner if owner is not None and seat == owner else None
-        key = (index, view)
-        frame = self._cache.get(key)
-        if frame is None:
-            projected = project_event(event, view)
-            frame = self._cache[key] = wire.encode(
-                wire.Event(
-                    match=self._match_id,
-                    seq=self._first_seq + index,
-                    event=event_to_wire(projected),
-                    by=self._by if index == 0 else None,
-                )
+    def _encode(self, index: int, seat: int | None) -> bytes:
+        projected = project_event(self._events[index], seat)
+        return wire.encode(
+            wire.Event(
+                match=self._match_id,
+                seq=self._first_seq + index,
+                event=event_to_wire(projected),
+                by=self._by if index == 0 else None,
             )
-        return frame
+        )
 
-    def for_seat(self, seat: int | None) -> list[bytes]:
+    def _public_frames(self) -> tuple[bytes, ...]:
+        public = self._public
+        if public is None:
+            private = ev.PRIVATE_FIELDS
+            for index, event in enumerate(self._events):
+                owner = getattr(event, "seat", None) if type(event) in private else None
+                if owner is not None:
+                    self._owned.setdefault(owner, []).append(index)
+            public = self._public = tuple(
+                self._encode(index, None) for index in range(len(self._events))
+            )
+        return public
+
+    def for_seat(self, seat: int | None) -> tuple[bytes, ...]:
         """The frames ``seat`` (None: a spectator) receives, in order."""
         if type(seat) is bool:  # pragma: no cover - seats are ints
             raise TypeError("seat must be an int or None")
-        return [self._frame(i, seat) for i in range(len(self._events))]
+        public = self._public_frames()
+        if seat is None or seat not in self._owned:
+            return public
+        mine = self._mine.get(seat)
+        if mine is None:
+            frames = list(public)
+            for index in self._owned[seat]:
+                frames[index] = self._encode(index, seat)
+            mine = self._mine[seat] = tuple(frames)
+        return mine
 
 
 # -- snapshots, prompts, summaries ----------------------------------------------------------
@@ -264,20 +295,17 @@ def snapshot_frame(room: Room, seat: int | None) -> bytes:
 
 def prompt_frame(room: Room, seat: int, deadline: float | None) -> bytes:
     """The prompt for ``seat``: its legal actions and what each scores at once
-    (R14–R17), from that seat's observation, encoded."""
+    (R14–R17), as that seat's observation has them, encoded."""
     assert room.match is not None
-    view = observe(room.match, seat)
-    legal = view.legal_actions
+    legal, points = prompt_choices(room.match, seat)
     return wire.encode(
         wire.Prompt(
             match=room.id,
             seq=len(room.log),
             seat=seat,
-            actions=tuple(action_to_wire(a) for a in legal),
+            actions=tuple([action_to_wire(a) for a in legal]),
             deadline=deadline,
-            points=tuple(
-                engine.action_points(view.ruleset, view.ranking, view.drawn, a) for a in legal
-            ),
+            points=points,
         )
     )
 

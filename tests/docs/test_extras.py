@@ -2,8 +2,9 @@
 
 The base dependencies serve the server, protocol, engine, SDK and bots;
 Textual (the ``client`` extra) only the terminal app; msgpack (``dev``) only
-examples, benchmarks and tests. Each check runs a fresh interpreter in which
-the packages of the extras cannot be imported.
+examples, benchmarks and tests; uvloop (``uvloop``) only ``--loop uvloop``.
+Each check runs a fresh interpreter in which the packages of the extras cannot
+be imported.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 #: Importable names of the packages that only the extras bring.
-EXTRAS_ONLY = ("textual", "rich", "msgpack")
+EXTRAS_ONLY = ("textual", "rich", "msgpack", "uvloop")
 #: Every module an install without extras must be able to import.
 BASE_MODULES = (
     "engine",
@@ -36,6 +37,7 @@ BASE_MODULES = (
     "client.bots",
     "client.botcli",
     "client.loadtest",
+    "client.reference",
     "client.tui.cli",
 )
 
@@ -88,6 +90,19 @@ def test_server_protocol_engine_and_sdk_import_without_the_extras() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: tulips-server")
+
+
+def test_server_on_uvloop_without_uvloop_says_how_to_install_it() -> None:
+    """``tulips-server --loop uvloop`` without the extra: one line with the pip command."""
+    result = _without_extras(
+        """
+        from server.cli import main
+        raise SystemExit(main(["--loop", "uvloop", "--no-storage", "--host", "127.0.0.1"]))
+        """
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "pip install 'gift-of-tulips[uvloop]'" in result.stderr
 
 
 def test_terminal_client_without_textual_says_how_to_install_it() -> None:
