@@ -274,11 +274,6 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
     args = parser.parse_args(argv)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
-    if args.web is not None and (args.tls or args.tls_cert is not None):
-        # Each browser tab's client connects to the game port over plain ws://.
-        parser.error(
-            "--web does not work with --tls yet (browser tabs play over plain ws://): choose one"
-        )
     tls_self_signed = args.tls and args.tls_cert is None
     if tls_self_signed:
         args.tls_cert, args.tls_key = args.data_dir / CERT_FILE, args.data_dir / KEY_FILE
@@ -329,7 +324,7 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
     web = None
     try:
         if config.web_port is not None:
-            web = await _start_web(config, server.port)
+            web = await _start_web(config, server)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -342,8 +337,8 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
         await server.stop()
 
 
-async def _start_web(config: ServerConfig, game_port: int) -> WebFront:
-    """Start the browser front next to the game server on ``game_port``."""
+async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:
+    """Start the browser front next to the game server (with its TLS, if any)."""
     try:
         from .web import WebError, WebFront  # aiohttp and textual-serve: only with --web
     except ModuleNotFoundError as exc:
@@ -352,8 +347,10 @@ async def _start_web(config: ServerConfig, game_port: int) -> WebFront:
     web = WebFront(
         host=config.host,
         port=config.web_port,
-        game_port=game_port,
+        game_port=server.port,
         max_sessions=config.web_max_sessions,
+        tls=server.tls.context if server.tls is not None else None,
+        fingerprint=server.tls.fingerprint if server.tls is not None else None,
     )
     try:
         await web.start()

@@ -648,6 +648,8 @@ class LobbyRow:
     full: bool = False  # open, but every seat taken: only the host's start is missing
     #: an open-box match (R27): its seed and actions are published once finished
     open_box: bool = False
+    #: in a cluster: the node that runs it is not answering now
+    unavailable: bool = False
 
 
 _STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
@@ -677,6 +679,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     timer=summary.turn_timer,
                     full=all(s.kind != "empty" for s in summary.seats),
                     open_box=summary.open_box,
+                    unavailable=not summary.available,
                 ),
             )
         )

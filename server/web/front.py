@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import tempfile
 from html import escape
 from importlib.resources import files
@@ -64,13 +65,15 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 
-def loopback_url(host: str, port: int) -> str:
-    """Where a process on this machine reaches a server bound to ``host``."""
+def loopback_url(host: str, port: int, *, secure: bool = False) -> str:
+    """Where a process on this machine reaches a server bound to ``host``
+    (``wss://`` when the game server speaks TLS)."""
     if host in ("", "0.0.0.0"):
         host = "127.0.0.1"
     elif host == "::":
         host = "::1"
-    return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
+    scheme = "wss" if secure else "ws"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def _name(text: str) -> str | None:
@@ -97,11 +100,18 @@ class WebFront:
         game_port: int,
         max_sessions: int = 8,
         stop_timeout: float = 3.0,
+        tls: ssl.SSLContext | None = None,
+        fingerprint: str | None = None,
     ) -> None:
+        """With ``tls`` (the game server's own context), pages are served over
+        https and each tab's client plays over ``wss://``, pinned to
+        ``fingerprint``: nothing of a browser player crosses the LAN in clear."""
         self.host = host
         self.requested_port = port
         self.game_port = game_port
-        self.game_url = loopback_url(host, game_port)
+        self.tls = tls
+        self.fingerprint = fingerprint
+        self.game_url = loopback_url(host, game_port, secure=tls is not None)
         self.max_sessions = max_sessions
         self.stop_timeout = stop_timeout
         self.sessions: set[BrowserSession] = set()
@@ -120,12 +130,13 @@ class WebFront:
 
     def share_urls(self) -> list[str]:
         """The addresses to give players: the LAN one first when bound to every interface."""
+        scheme = "https" if self.tls is not None else "http"
         if self.host in ("", "0.0.0.0", "::"):
             lan = lan_address()
-            urls = [f"http://{lan}:{self.port}"] if lan else []
-            return [*urls, f"http://localhost:{self.port}"]
+            urls = [f"{scheme}://{lan}:{self.port}"] if lan else []
+            return [*urls, f"{scheme}://localhost:{self.port}"]
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return [f"http://{host}:{self.port}"]
+        return [f"{scheme}://{host}:{self.port}"]
 
     async def start(self) -> None:
         """Listen; raises :class:`WebError` when the port cannot be had."""
@@ -146,7 +157,7 @@ class WebFront:
             app, handle_signals=False, access_log=None, shutdown_timeout=self.stop_timeout
         )
         await self._runner.setup()
-        self._site = web.TCPSite(self._runner, self.host, self.requested_port)
+        self._site = web.TCPSite(self._runner, self.host, self.requested_port, ssl_context=self.tls)
         try:
             await self._site.start()
         except OSError as exc:
@@ -202,7 +213,9 @@ class WebFront:
         host = request.url.host or "HOST"
         game_host = f"[{host}]" if ":" in host else host
         page = Template(_PAGES.joinpath("welcome.html").read_text(encoding="utf-8"))
-        html = page.substitute(body=body, game_url=escape(f"ws://{game_host}:{self.game_port}"))
+        scheme = "wss" if self.tls is not None else "ws"
+        game_url = f"{scheme}://{game_host}:{self.game_port}"
+        html = page.substitute(body=body, game_url=escape(game_url))
         return web.Response(
             text=html,
             status=503 if self.full else 200,
@@ -244,7 +257,7 @@ class WebFront:
         identity = self._seats.path_for(key)
         socket_ = web.WebSocketResponse(heartbeat=15, timeout=2.0)
         session = BrowserSession(
-            client_command(self.game_url, name, identity),
+            client_command(self.game_url, name, identity, self.fingerprint),
             write_bytes=socket_.send_bytes,
             write_str=socket_.send_str,
             close=socket_.close,

@@ -43,12 +43,17 @@ from textual_serve.download_manager import DownloadManager
 __all__ = ["BrowserSession", "SeatFiles", "client_command", "dies_with_parent"]
 
 
-def client_command(game_url: str, name: str, identity_file: Path) -> list[str]:
-    """The terminal client a tab runs: ``tulips connect`` with its own token file."""
+def client_command(
+    game_url: str, name: str, identity_file: Path, fingerprint: str | None = None
+) -> list[str]:
+    """The terminal client a tab runs: ``tulips connect`` with its own token
+    file (and, over TLS, the game server's pinned fingerprint)."""
+    pin = ["--fingerprint", fingerprint] if fingerprint is not None else []
     return [
         sys.executable, "-m", "client.tui", "connect", game_url,
         "--name", name,
         "--identity-file", str(identity_file),
+        *pin,
     ]  # fmt: skip
 
 

@@ -463,6 +463,14 @@ async def test_9_the_lobby_shows_full_running_and_finished_matches() -> None:
         await until(pilot, lambda: "That match is full: press w to watch it." in _notes(app))
 
 
+async def test_a_match_whose_node_is_not_answering_shows_as_unavailable() -> None:
+    """In a cluster, a match whose node is down is listed (not gone) as unavailable."""
+    away = fakes.summary("running", name="Node three", match="m9", node="n3", available=False)
+    async with running([], matches=[away, *fakes.lobby_matches()]) as (app, _pilot, _):
+        row = next(line for line in screen_text(app).splitlines() if "Node three" in line)
+        assert "unavailable" in row and "running" not in row
+
+
 async def test_9_joining_a_running_match_says_it_started() -> None:
     """Enter on a running match the player has no seat in: 'already started — w to watch'."""
     refusal = wire.Error(id=3, code="match_not_open", message="started")

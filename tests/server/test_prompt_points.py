@@ -77,4 +77,5 @@ async def test_r14_r17_prompt_points_are_aligned_with_the_actions_and_right(
                 if tracker.over:
                     break
     assert tracker.over and scored is None
-    assert priced["Opening"] == 2 and priced["Keep"] > 0 and priced["Give"] > 0
+    # two opening options, or one when both dealt cards are alike (R11)
+    assert priced["Opening"] in (1, 2) and priced["Keep"] > 0 and priced["Give"] > 0

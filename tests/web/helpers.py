@@ -7,7 +7,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from server import tls
 from server.app import TulipsServer
 from server.config import ServerConfig
 from server.web import WebFront
@@ -22,17 +25,37 @@ class Front:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT``: what a player would open."""
-        return f"http://127.0.0.1:{self.web.port}"
+        """``http://127.0.0.1:PORT`` (https with TLS): what a player would open."""
+        scheme = "https" if self.web.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.web.port}"
 
 
 @contextlib.asynccontextmanager
-async def front(max_sessions: int = 4, bot_delay: float = 0.0) -> AsyncIterator[Front]:
-    """A server on 127.0.0.1 (OS-picked ports) serving ``max_sessions`` browser tabs."""
-    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=bot_delay, ping_interval=None)
+async def front(
+    max_sessions: int = 4, bot_delay: float = 0.0, tls_dir: Path | None = None
+) -> AsyncIterator[Front]:
+    """A server on 127.0.0.1 (OS-picked ports) serving ``max_sessions`` browser
+    tabs; with ``tls_dir``, both over TLS with a self-signed certificate made there."""
+    tls_files: dict[str, Any] = {}
+    if tls_dir is not None:
+        tls_files = {
+            "tls_cert": tls_dir / tls.CERT_FILE,
+            "tls_key": tls_dir / tls.KEY_FILE,
+            "tls_self_signed": True,
+        }
+    config = ServerConfig(
+        host="127.0.0.1", port=0, bot_delay=bot_delay, ping_interval=None, **tls_files
+    )
     server = TulipsServer(config)
     await server.start()
-    web = WebFront(host="127.0.0.1", port=0, game_port=server.port, max_sessions=max_sessions)
+    web = WebFront(
+        host="127.0.0.1",
+        port=0,
+        game_port=server.port,
+        max_sessions=max_sessions,
+        tls=server.tls.context if server.tls is not None else None,
+        fingerprint=server.tls.fingerprint if server.tls is not None else None,
+    )
     try:
         await web.start()
         yield Front(server, web)

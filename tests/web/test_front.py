@@ -210,3 +210,20 @@ def test_screen_text_drops_escape_sequences() -> None:
     """Colours, cursor moves and titles go; the words stay."""
     data = b"\x1b[?1049h\x1b[1;1H\x1b[38;2;255;0;0mMat\x1b[0mches\x1b]0;title\x07!"
     assert screen_text(data) == "Matches!"
+
+
+async def test_with_tls_the_page_is_https_and_the_tab_plays_over_pinned_wss(
+    tmp_path: Path,
+) -> None:
+    """`--tls --web`: pages over https, and each tab's client reaches the game over
+    wss:// pinned to the server's fingerprint, so nothing crosses the LAN in clear."""
+    async with front(tls_dir=tmp_path) as f, Tab(f.url, "Ana") as ana:
+        assert f.url.startswith("https://") and f.web.game_url.startswith("wss://")
+        assert all(url.startswith("https://") for url in f.web.share_urls())
+        await ana.wait_for("playing as Ana")
+        (pid,) = session_pids(f.web)
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+        assert f.web.fingerprint is not None
+        assert argv[argv.index(b"--fingerprint") + 1] == f.web.fingerprint.encode()
+        await wait_until(lambda: len(f.server.lobby.players) == 1)

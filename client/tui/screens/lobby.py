@@ -39,7 +39,9 @@ _COLUMNS = ("lobby.name", "lobby.status", "lobby.players", "lobby.host", "lobby.
 
 
 def _cells(row: LobbyRow) -> tuple[Text, ...]:
-    if row.status == "open" and row.full:  # every seat taken: only the host's start to come
+    if row.unavailable:  # in a cluster: its node is not answering (not gone)
+        status = Text(t("status.unavailable"), style="bold red")
+    elif row.status == "open" and row.full:  # every seat taken: only the host's start to come
         status = Text(t("status.full"), style="bold yellow")
     else:
         status = Text(t(f"status.{row.status}"), style=_STATUS_STYLE.get(row.status, ""))
