@@ -23,7 +23,7 @@ from .redisproc import RedisProcess, free_port
 if TYPE_CHECKING:
     from .loadtest import LoadReport
 
-__all__ = ["cluster_urls", "side_by_side", "spawned_cluster"]
+__all__ = ["cluster_urls", "free_port_run", "side_by_side", "spawned_cluster"]
 
 
 async def cluster_urls(urls: Sequence[str]) -> list[str]:
@@ -37,7 +37,7 @@ async def cluster_urls(urls: Sequence[str]) -> list[str]:
     return sorted(str(url) for url in nodes.values())
 
 
-def _port_run(count: int) -> int:
+def free_port_run(count: int) -> int:
     """A free port with the ``count`` ports after it free too (a worker's own)."""
     for _ in range(100):
         port = free_port()
@@ -59,7 +59,7 @@ def _free(port: int) -> bool:
 def spawned_cluster(workers: int, storage: str) -> Iterator[list[str]]:
     """A private redis-server and ``python -m server --workers N`` on free loopback
     ports; yields the workers' own URLs and stops everything afterwards."""
-    port = _port_run(workers)
+    port = free_port_run(workers)
     with RedisProcess() as redis, tempfile.TemporaryDirectory(prefix="tulips-load-") as data:
         command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--log-level", "WARNING", "--rate-limit", "1000"]

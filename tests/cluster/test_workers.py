@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import protocol as wire
-from client.redisproc import RedisProcess, free_port
+from client.clusterload import free_port_run
+from client.redisproc import RedisProcess
 from client.sdk import Session
 
 from .helpers import HEARTBEAT, ROOT, fetch_health, needs_redis, wait_sync
@@ -18,31 +19,11 @@ from .helpers import HEARTBEAT, ROOT, fetch_health, needs_redis, wait_sync
 pytestmark = needs_redis
 
 
-def _free_run(count: int) -> int:
-    """A port with the next ``count`` ports free too."""
-    for _ in range(50):
-        port = free_port()
-        if port + count < 65536 and all(_free(port + i) for i in range(1, count + 1)):
-            return port
-    raise AssertionError("no run of free ports")
-
-
-def _free(port: int) -> bool:
-    import socket
-
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 async def test_workers_share_one_port_and_see_each_other(tmp_path: Path) -> None:
     """Two workers: the shared port answers, each worker's own port names it in the
     cluster, each keeps its data in DATA_DIR/node-I; SIGTERM stops every process."""
     with RedisProcess() as redis:
-        port = _free_run(2)
+        port = free_port_run(2)
         command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--data-dir", str(tmp_path), "--cluster", redis.url, "--workers", "2"]
         command += ["--heartbeat", str(HEARTBEAT), "--log-level", "WARNING"]

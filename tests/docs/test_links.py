@@ -78,12 +78,12 @@ def test_broken_links_names_each_problem(tmp_path: Path) -> None:
     readme = tmp_path / "docs" / "README.md"
     readme.write_text(
         "[ok](RULES.md#r1-colours) [ok too](#intro) [web](https://example.org/x.md)\n"
-        "[gone](MISSING.md) [renamed](RULES.md#r2-values) [up](../../shared/RULES.md)\n"
+        "[gone](MISSING.md) [renamed](RULES.md#r2-values) [up](../../elsewhere/RULES.md)\n"
         "# Intro\n",
         encoding="utf-8",
     )
     assert broken_links(tmp_path / "docs", [readme]) == [
         "README.md:2: MISSING.md: no such file",
         "README.md:2: RULES.md#r2-values: no heading or anchor #r2-values there",
-        "README.md:2: ../../shared/RULES.md: leads out of the repository",
+        "README.md:2: ../../elsewhere/RULES.md: leads out of the repository",
     ]
