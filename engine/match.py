@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._chance import randbelow, shuffle
 from ._fastinit import fast_init
 from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour, all_cards
@@ -40,7 +41,14 @@ from .events import (
     SecretRevealed,
     TurnStarted,
 )
-from .ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, RulesetError
+from .ruleset import (
+    DEFAULT_RULESET,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    PLAYER_COUNTS,
+    Ruleset,
+    RulesetError,
+)
 from .scoring import FinalScoring, action_points, final_scoring
 
 __all__ = ["Match", "Phase", "SecretCard"]
@@ -78,7 +86,6 @@ _TURN_KINDS: dict[TurnAction | None, tuple[ActionKind, ...]] = {
     TurnAction.GIVE: (ActionKind.KEEP, ActionKind.ADD_FACE_UP, ActionKind.ADD_SECRET),
     TurnAction.ADD: (ActionKind.KEEP, ActionKind.GIVE),
 }
-_TURN_KIND_SETS = {used: frozenset(kinds) for used, kinds in _TURN_KINDS.items()}
 
 
 def _turn_actions(used: TurnAction | None, seat: int, players: int) -> tuple[Action, ...]:
@@ -91,19 +98,43 @@ def _turn_actions(used: TurnAction | None, seat: int, players: int) -> tuple[Act
     return tuple(built)
 
 
-#: The legal actions of a turn, by player count, then by the first card's action, then by seat.
-_LEGAL: dict[int, dict[TurnAction | None, tuple[tuple[Action, ...], ...]]] = {
+def _turn_entry(used: TurnAction | None, seat: int, players: int) -> tuple[tuple[Action, ...], int]:
+    legal = _turn_actions(used, seat, players)
+    return legal, sum(1 << action.bit for action in legal)
+
+
+#: The legality of a turn (R13, R15, R16) by player count, then by the first
+#: card's action, then by seat: the legal actions, and the mask of their
+#: :attr:`~engine.actions.Action.bit`\ s that :meth:`Match.refusal` tests.
+_TURN_TABLE: dict[int, dict[TurnAction | None, tuple[tuple[tuple[Action, ...], int], ...]]] = {
     players: {
-        used: tuple(_turn_actions(used, seat, players) for seat in range(players))
+        used: tuple(_turn_entry(used, seat, players) for seat in range(players))
         for used in _TURN_KINDS
     }
     for players in PLAYER_COUNTS
 }
 
+_OPENING, _TURN, _OVER = Phase.OPENING, Phase.TURN, Phase.OVER
+_KEEP_BIT = Action.keep().bit
+_UP_BIT = Action.add_face_up().bit
+_FIRST_GIVE_BIT = Action.give(0).bit
 
 #: a generator without Random.__init__, which would seed it from the OS (~12 µs)
 #: only for clone() to overwrite its state at once
 _new_random = random.Random.__new__
+
+#: the value of ``to_act`` while one seat must act, by seat
+_ONE_SEAT = tuple((seat,) for seat in range(MAX_PLAYERS))
+
+#: R3: the deck of each number of copies, in canonical order
+_DECKS: dict[int, tuple[Card, ...]] = {}
+
+
+def _fresh_deck(copies: int) -> list[Card]:
+    deck = _DECKS.get(copies)
+    if deck is None:
+        deck = _DECKS[copies] = tuple(card for card in all_cards() for _ in range(copies))
+    return list(deck)
 
 
 class Match:
@@ -121,6 +152,7 @@ class Match:
         "_keeping",
         "_legal",
         "_legal_table",
+        "_mask",
         "_openings",
         "_phase",
         "_placed_secret",
@@ -131,6 +163,7 @@ class Match:
         "_scoring",
         "_secret",
         "_setup_events",
+        "_to_act",
         "_totals",
         "_turn",
         "_used",
@@ -174,8 +207,12 @@ class Match:
         self._turn = 0
         self._drawn: Card | None = None
         self._used: TurnAction | None = None
+        #: during a turn, the active seat's legal actions and the mask of their bits;
+        #: () and 0 otherwise, so that :meth:`refusal`'s fast test fails
         self._legal: tuple[Action, ...] = ()
-        self._legal_table = _LEGAL[players]
+        self._mask = 0
+        self._legal_table = _TURN_TABLE[players]
+        self._to_act: tuple[int, ...] = tuple(range(players))
         self._revealed: list[Card] = []
         self._scoring: FinalScoring | None = None
         self._history: list[tuple[int, Action]] = []
@@ -196,8 +233,8 @@ class Match:
         """
         ruleset.check_players(players)
         rng = random.Random(seed)
-        deck = [card for card in all_cards() for _ in range(ruleset.copies_for(players))]
-        rng.shuffle(deck)
+        deck = _fresh_deck(ruleset.copies_for(players))
+        shuffle(rng, deck)
         removed = [deck.pop() for _ in range(ruleset.removed[players])]  # R4
         first = deck.pop()  # R10: turn over until two colours have appeared
         turned: list[Card] = []
@@ -206,10 +243,10 @@ class Match:
             turned.append(second)
             second = deck.pop()
         deck.extend(turned)
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         hands = [(deck.pop(), deck.pop()) for _ in range(players)]
         # R12: drawn even when the host picks, so a replay's generator stays in step.
-        chance_seat = rng.randrange(players)
+        chance_seat = randbelow(rng, players)
         if first_seat is None:
             first_seat = chance_seat
         match = cls(ruleset, players, seed, first_seat)
@@ -384,6 +421,7 @@ class Match:
             tuple(hand) if choice is None else None
             for hand, choice in zip(hands, self._openings, strict=True)
         ]
+        self._to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
 
     def _assemble_turn(
         self,
@@ -412,8 +450,9 @@ class Match:
             if not self._bouquets[seat] or self._bouquets[seat][0] != bouquet_card:
                 raise RulesetError("bouquets", f"seat {seat}'s bouquet starts with its opening")
         self._active = active
+        self._to_act = (active,)
         self._used = used
-        self._legal = self._legal_table[used][active]
+        self._legal, self._mask = self._legal_table[used][active]
         self._drawn = drawn
 
     def _check_copies(self, hands: Sequence[Sequence[Card]]) -> None:
@@ -485,7 +524,9 @@ class Match:
         other._drawn = self._drawn
         other._used = self._used
         other._legal = self._legal
+        other._mask = self._mask
         other._legal_table = self._legal_table
+        other._to_act = self._to_act
         other._revealed = self._revealed.copy()
         other._scoring = self._scoring
         other._history = self._history.copy()
@@ -503,16 +544,12 @@ class Match:
     def to_act(self) -> tuple[int, ...]:
         """The seats that must act now: every undecided seat during the opening,
         the active seat during a turn, nobody once the game is over."""
-        if self._phase is Phase.TURN:
-            return (self._active,)
-        if self._phase is Phase.OPENING:
-            return tuple(s for s, hand in enumerate(self._hands) if hand is not None)
-        return ()
+        return self._to_act
 
     @property
     def is_over(self) -> bool:
         """True once the game has ended (R18)."""
-        return self._phase is Phase.OVER
+        return self._phase is _OVER
 
     @property
     def scoring(self) -> FinalScoring | None:
@@ -537,26 +574,30 @@ class Match:
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Everything ``seat`` may do now; empty if it need not act."""
-        if self._phase is Phase.TURN:
+        if self._phase is _TURN:
             return self._legal if seat == self._active else ()
-        if self._phase is Phase.OPENING and 0 <= seat < self.players:
+        if self._phase is _OPENING and 0 <= seat < self.players:
             hand = self._hands[seat]
             if hand is not None:
                 return tuple(Action.opening(card) for card in dict.fromkeys(hand))
         return ()
 
     def refusal(self, seat: int, action: Action) -> IllegalAction | None:
-        """Why ``seat`` may not play ``action`` now, or None if it may."""
+        """Why ``seat`` may not play ``action`` now, or None if it may.
+
+        The one judge of legality: :meth:`apply` and :meth:`apply_quiet` both
+        ask it first. During a turn an action is legal exactly when its bit is
+        in the active seat's mask (R13, R15, R16), which is 0 in every other
+        phase; everything else, and the reason for a refusal, is worked out
+        the long way.
+        """
         if (
-            self._phase is Phase.TURN
+            type(action) is Action
+            and (self._mask >> action.bit) & 1
             and seat == self._active
             and type(seat) is int
-            and type(action) is Action
-            and action.kind in _TURN_KIND_SETS[self._used]
         ):  # the common case, checked first and fast
-            to = action.to_seat
-            if to is None or (type(to) is int and to != seat and 0 <= to < self.players):
-                return None
+            return None
         return self._full_refusal(seat, action)
 
     def _full_refusal(self, seat: int, action: Action) -> IllegalAction | None:
@@ -565,9 +606,9 @@ class Match:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")
         phase = self._phase
-        if phase is Phase.OVER:
+        if phase is _OVER:
             return GameOver(seat, action, "the game is over")
-        if phase is Phase.OPENING:
+        if phase is _OPENING:
             if action.kind is not ActionKind.OPENING:
                 return IllegalAction(
                     seat, action, "every seat first makes its opening choice (R11)"
@@ -607,21 +648,79 @@ class Match:
         refusal = self.refusal(seat, action)
         if refusal is not None:
             raise refusal
-        self._history.append((seat, action))
-        if self._phase is Phase.OPENING:
-            assert action.secret is not None
-            return self._apply_opening(seat, action.secret)
-        return self._apply_turn(seat, action)
+        events: list[Event] = []
+        self._play(seat, action, events)
+        return events
 
-    def _apply_opening(self, seat: int, secret: Card) -> list[Event]:
+    def apply_quiet(self, seat: int, action: Action) -> None:
+        """:meth:`apply` without building its events, for a bot's search.
+
+        The same judge (:meth:`refusal`), the same raise on refusal, and the
+        same state afterwards as :meth:`apply`: both run one implementation of
+        the rules, which only skips making the event objects here.
+        """
+        refusal = self.refusal(seat, action)
+        if refusal is not None:
+            raise refusal
+        self._play(seat, action, None)
+
+    def _play(self, seat: int, action: Action, events: list[Event] | None) -> None:
+        """Play a legal action; append its events to ``events`` unless it is None."""
+        self._history.append((seat, action))
+        if self._phase is _OPENING:
+            assert action.secret is not None
+            self._play_opening(seat, action.secret, events)
+            return
+        card = self._drawn
+        assert card is not None
+        bit = action.bit
+        if bit == _KEEP_BIT:  # R14, R17
+            points = action_points(self.ruleset, self._ranking, card, action)
+            self._keeping[seat] += points
+            self._bouquets[seat].append(card)
+            if events is not None:
+                events.append(CardKept(seat, card, points))
+        elif bit >= _FIRST_GIVE_BIT:  # R15, R17
+            to = action.to_seat
+            assert to is not None
+            points = action_points(self.ruleset, self._ranking, card, action)
+            self._giving[seat] += points
+            self._bouquets[to].append(card)
+            if events is not None:
+                events.append(CardGiven(seat, to, card, points))
+        elif bit == _UP_BIT:  # R16, R8
+            self._add_to_festival(card)
+            if events is not None:
+                events.append(CardAddedFaceUp(seat, card, tuple(self._ranking)))
+        else:  # R16: face down
+            self._secret.append(SecretCard(seat, card))
+            self._placed_secret[seat].append(card)
+            if events is not None:
+                events.append(CardAddedSecret(seat, card, len(self._secret)))
+        deck = self._deck
+        if self._used is None and deck:  # R13: the second card
+            used = self._used = action.turn_action
+            self._legal, self._mask = self._legal_table[used][seat]
+            card = self._drawn = deck.pop()
+            if events is not None:
+                events.append(CardDrawn(seat, card, len(deck)))
+        elif deck:
+            self._start_turn((seat + 1) % self.players, events)
+        else:  # R18: a turn ended and the deck is empty
+            self._drawn = None
+            self._end_game(events)
+
+    def _play_opening(self, seat: int, secret: Card, events: list[Event] | None) -> None:
         hand = self._hands[seat]
         assert hand is not None
         bouquet = hand[1] if hand[0] == secret else hand[0]
         self._hands[seat] = None
         self._openings[seat] = Action.opening(secret)
-        events: list[Event] = [OpeningChosen(seat, bouquet, secret)]
-        if any(hand is not None for hand in self._hands):
-            return events
+        self._to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
+        if events is not None:
+            events.append(OpeningChosen(seat, bouquet, secret))
+        if self._to_act:
+            return
         # R11: choices are revealed when every seat has chosen.
         placed = []
         for owner, choice in enumerate(self._openings):
@@ -632,61 +731,26 @@ class Match:
             self._secret.append(SecretCard(owner, choice.secret))
             self._placed_secret[owner].append(choice.secret)
             placed.append(card)
-        events.append(OpeningRevealed(tuple(placed), len(self._secret)))
-        self._phase = Phase.TURN
+        if events is not None:
+            events.append(OpeningRevealed(tuple(placed), len(self._secret)))
+        self._phase = _TURN
         self._start_turn(self.first_seat, events)
-        return events
 
     def _setup_hand(self, seat: int) -> tuple[Card, ...]:
         dealt = self._setup_events[1 + seat]
         assert isinstance(dealt, CardsDealt) and dealt.cards is not None
         return dealt.cards
 
-    def _apply_turn(self, seat: int, action: Action) -> list[Event]:
-        card = self._drawn
-        assert card is not None
-        kind = action.kind
-        events: list[Event]
-        if kind is ActionKind.KEEP:  # R14, R17
-            points = action_points(self.ruleset, self._ranking, card, action)
-            self._keeping[seat] += points
-            self._bouquets[seat].append(card)
-            events = [CardKept(seat, card, points)]
-        elif kind is ActionKind.GIVE:  # R15, R17
-            to = action.to_seat
-            assert to is not None
-            points = action_points(self.ruleset, self._ranking, card, action)
-            self._giving[seat] += points
-            self._bouquets[to].append(card)
-            events = [CardGiven(seat, to, card, points)]
-        elif kind is ActionKind.ADD_FACE_UP:  # R16, R8
-            self._add_to_festival(card)
-            events = [CardAddedFaceUp(seat, card, tuple(self._ranking))]
-        else:  # R16: face down
-            self._secret.append(SecretCard(seat, card))
-            self._placed_secret[seat].append(card)
-            events = [CardAddedSecret(seat, card, len(self._secret))]
-        self._drawn = None
-        deck = self._deck
-        if self._used is None and deck:  # R13: the second card
-            self._used = used = action.turn_action
-            self._legal = self._legal_table[used][seat]
-            self._drawn = card = deck.pop()
-            events.append(CardDrawn(seat, card, len(deck)))
-        elif deck:
-            self._start_turn((seat + 1) % self.players, events)
-        else:  # R18: a turn ended and the deck is empty
-            self._end_game(events)
-        return events
-
-    def _start_turn(self, seat: int, events: list[Event]) -> None:
+    def _start_turn(self, seat: int, events: list[Event] | None) -> None:
         self._active = seat
+        self._to_act = _ONE_SEAT[seat]
         self._used = None
-        self._legal = self._legal_table[None][seat]
+        self._legal, self._mask = self._legal_table[None][seat]
         self._turn += 1
-        self._drawn = card = self._deck.pop()
-        events.append(TurnStarted(seat, self._turn))
-        events.append(CardDrawn(seat, card, len(self._deck)))
+        card = self._drawn = self._deck.pop()
+        if events is not None:
+            events.append(TurnStarted(seat, self._turn))
+            events.append(CardDrawn(seat, card, len(self._deck)))
 
     def _add_to_festival(self, card: Card) -> None:
         """R8: the colour's total rises; it goes above every colour it now ties
@@ -705,21 +769,25 @@ class Match:
         else:
             ranking.append(colour)
 
-    def _end_game(self, events: list[Event]) -> None:
+    def _end_game(self, events: list[Event] | None) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""
-        self._phase = Phase.OVER
+        self._phase = _OVER
         self._active = -1
+        self._to_act = ()
         self._used = None
         self._legal = ()
+        self._mask = 0
         pile = self._secret
-        self._rng.shuffle(pile)
+        shuffle(self._rng, pile)
         shown = self.ruleset.reveal_size
         self._secret = pile[shown:]
         for entry in pile[:shown]:
             self._revealed.append(entry.card)
             self._add_to_festival(entry.card)
-            events.append(SecretRevealed(entry.card, tuple(self._ranking)))
+            if events is not None:
+                events.append(SecretRevealed(entry.card, tuple(self._ranking)))
         self._scoring = final_scoring(
             self.ruleset, self._ranking, self._bouquets, self._keeping, self._giving
         )
-        events.append(MatchEnded(self._scoring))
+        if events is not None:
+            events.append(MatchEnded(self._scoring))
