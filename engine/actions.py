@@ -2,7 +2,8 @@
 turn (R13–R16), the last of which comes in two forms.
 
 Actions are immutable and interned: :meth:`Action.keep` and friends return
-shared instances, so legal-action lists cost no allocation.
+shared instances, so legal-action lists cost no allocation. An action built
+directly with ``Action(...)`` is equal to the shared one and plays the same.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from .cards import Card
+from .cards import Card, all_cards
 from .ruleset import MAX_PLAYERS
 
 __all__ = ["NEVER_IN_A_TURN", "Action", "ActionKind", "TurnAction"]
@@ -118,7 +119,8 @@ class Action:
     @classmethod
     def opening(cls, secret: Card) -> Action:
         """The opening choice: which of the two dealt cards goes face down (R11)."""
-        return cls(ActionKind.OPENING, secret=secret)
+        interned = _OPENING.get(id(secret))  # one shared action per interned card
+        return cls(ActionKind.OPENING, secret=secret) if interned is None else interned
 
     def __str__(self) -> str:
         if self.kind is ActionKind.GIVE:
@@ -132,3 +134,6 @@ _KEEP = Action(ActionKind.KEEP)
 _ADD_FACE_UP = Action(ActionKind.ADD_FACE_UP)
 _ADD_SECRET = Action(ActionKind.ADD_SECRET)
 _GIVE = tuple(Action(ActionKind.GIVE, to_seat=seat) for seat in range(MAX_PLAYERS))
+#: by the identity of the interned card (:mod:`engine.cards`), which lives as long
+#: as this module does, so no other object can ever share its id
+_OPENING = {id(card): Action(ActionKind.OPENING, secret=card) for card in all_cards()}

@@ -579,7 +579,10 @@ class Match:
         if self._phase is _OPENING and 0 <= seat < self.players:
             hand = self._hands[seat]
             if hand is not None:
-                return tuple(Action.opening(card) for card in dict.fromkeys(hand))
+                first, second = hand
+                if first == second:
+                    return (Action.opening(first),)
+                return (Action.opening(first), Action.opening(second))
         return ()
 
     def refusal(self, seat: int, action: Action) -> IllegalAction | None:
@@ -716,7 +719,9 @@ class Match:
         bouquet = hand[1] if hand[0] == secret else hand[0]
         self._hands[seat] = None
         self._openings[seat] = Action.opening(secret)
-        self._to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
+        waiting = self._to_act
+        i = waiting.index(seat)
+        self._to_act = waiting[:i] + waiting[i + 1 :]
         if events is not None:
             events.append(OpeningChosen(seat, bouquet, secret))
         if self._to_act:

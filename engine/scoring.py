@@ -12,6 +12,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._fastinit import fast_init
 from .actions import Action, ActionKind
 from .cards import COLOURS, Card, Colour
 from .ruleset import MAJORITY_RANKS, RANKS, Ruleset
@@ -64,6 +65,7 @@ class TieBreak(enum.Enum):
     SHARED = "shared"  #: tied on points and tulips; the victory is shared
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MajorityPlace:
     """One seat's standing for a colour's majority (R20–R21)."""
@@ -75,6 +77,7 @@ class MajorityPlace:
     points: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MajorityResult:
     """How one ranked colour's majorities were scored."""
@@ -84,6 +87,7 @@ class MajorityResult:
     places: tuple[MajorityPlace, ...]  #: only seats that scored
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PlayerScore:
     """One seat's final points, split the way the rules earn them."""
@@ -105,6 +109,7 @@ class PlayerScore:
         return self.keeping + self.giving + self.majority_total
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FinalScoring:
     """The whole end-of-game breakdown."""
@@ -118,11 +123,12 @@ class FinalScoring:
 def _tally(bouquets: Sequence[Sequence[Card]]) -> list[list[tuple[int, int]]]:
     """Per seat, per colour (in :data:`COLOURS` order): (cards, total value)."""
     tally = []
+    index = _INDEX
     for bouquet in bouquets:
         counts = [0, 0, 0, 0]
         values = [0, 0, 0, 0]
         for card in bouquet:
-            i = _INDEX[card.colour]
+            i = index[card.colour]
             counts[i] += 1
             values[i] += card.value
         tally.append(list(zip(counts, values, strict=True)))
@@ -134,22 +140,25 @@ def majority_result(
 ) -> MajorityResult:
     """Score one ranked colour's majorities (R20–R22) from :func:`_tally`."""
     places = ruleset.majority_places[len(tally)]
+    points = ruleset.majority_points[rank]
     i = _INDEX[colour]
+    # most cards first, then the higher value (R21), then seat order; a seat
+    # with no card of the colour is not in the standings (R22)
     standings = sorted(
-        ((seat_tally[i], seat) for seat, seat_tally in enumerate(tally) if seat_tally[i][0]),
-        key=lambda s: (-s[0][0], -s[0][1], s[1]),
-    )  # R22: a seat with no card of the colour is not in the standings
+        [(-seat_tally[i][0], -seat_tally[i][1], seat) for seat, seat_tally in enumerate(tally)]
+    )
     scored: list[MajorityPlace] = []
     place = -1
-    previous = None
-    for key, seat in standings:
-        if key != previous:  # R21: a tie shares a place; the next takes the next
-            place += 1
-            previous = key
-        if place >= places:
+    previous = (1, 1)
+    for minus_cards, minus_value, seat in standings:
+        if not minus_cards:
             break
-        points = ruleset.majority_points[rank][place]
-        scored.append(MajorityPlace(seat, key[0], key[1], place, points))
+        if (minus_cards, minus_value) != previous:  # R21: a tie shares a place
+            place += 1
+            previous = (minus_cards, minus_value)
+            if place >= places:
+                break
+        scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, points[place]))
     return MajorityResult(colour, rank, tuple(scored))
 
 
@@ -166,32 +175,36 @@ def final_scoring(
         majority_result(ruleset, rank, colour, tally)
         for rank, colour in enumerate(ranking[:MAJORITY_RANKS])  # R20: 4th and unranked score none
     )
-    per_seat = [[0, 0, 0, 0] for _ in bouquets]
+    seats = range(len(bouquets))
+    per_seat = [[0, 0, 0, 0] for _ in seats]
     for result in results:
+        i = _INDEX[result.colour]
         for place in result.places:
-            per_seat[place.seat][_INDEX[result.colour]] += place.points
+            per_seat[place.seat][i] += place.points
+    totals = [keeping[seat] + giving[seat] + sum(per_seat[seat]) for seat in seats]
+    tulips = [len(bouquet) for bouquet in bouquets]
     scores = tuple(
         PlayerScore(
-            seat=seat,
-            keeping=keeping[seat],
-            giving=giving[seat],
-            majorities=tuple(zip(COLOURS, per_seat[seat], strict=True)),
-            tulips=len(bouquets[seat]),
+            seat,
+            keeping[seat],
+            giving[seat],
+            tuple(zip(COLOURS, per_seat[seat], strict=True)),
+            tulips[seat],
         )
-        for seat in range(len(bouquets))
+        for seat in seats
     )
-    winners, decided_by = _winners(scores)
+    winners, decided_by = _winners(totals, tulips)
     return FinalScoring(scores, results, winners, decided_by)
 
 
-def _winners(scores: Sequence[PlayerScore]) -> tuple[tuple[int, ...], TieBreak]:
+def _winners(totals: Sequence[int], tulips: Sequence[int]) -> tuple[tuple[int, ...], TieBreak]:
     """R23: most points; then most tulips; then a shared victory."""
-    best = max(s.total for s in scores)
-    leaders = [s for s in scores if s.total == best]
+    best = max(totals)
+    leaders = [seat for seat, total in enumerate(totals) if total == best]
     if len(leaders) == 1:
-        return (leaders[0].seat,), TieBreak.POINTS
-    most = max(s.tulips for s in leaders)
-    leaders = [s for s in leaders if s.tulips == most]
+        return (leaders[0],), TieBreak.POINTS
+    most = max(tulips[seat] for seat in leaders)
+    leaders = [seat for seat in leaders if tulips[seat] == most]
     if len(leaders) == 1:
-        return (leaders[0].seat,), TieBreak.TULIPS
-    return tuple(s.seat for s in leaders), TieBreak.SHARED
+        return (leaders[0],), TieBreak.TULIPS
+    return tuple(leaders), TieBreak.SHARED

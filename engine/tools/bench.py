@@ -3,7 +3,9 @@
 Plays whole matches through the public API only (``legal_actions`` and
 ``apply``, which builds every event; no observations), one core, timed in
 CPU seconds of this process (:func:`time.process_time`), so that other work
-on a shared machine does not count. The loop is :mod:`engine.tools.playouts`.
+on a shared machine does not count, and reports the best tenth of a second
+of each run (:func:`~engine.tools.playouts.playouts_per_cpu_second` says
+why). The loop is :mod:`engine.tools.playouts`.
 
 ``--compare REV`` measures another git revision side by side with this
 working tree: it checks REV out in a temporary ``git worktree``, runs the same
@@ -98,8 +100,8 @@ def _print_comparison(
 ) -> None:
     rounds = len(next(iter(results.values()))[0])
     print(
-        f"playouts per CPU second, median of {rounds} alternating rounds of {seconds:g} s;"
-        f" {rev} vs this tree"
+        f"playouts per CPU second (best 0.1 s of each run), median of {rounds} alternating"
+        f" runs of {seconds:g} s; {rev} vs this tree"
     )
     print("players  playouts/s at REV  playouts/s here  ratio  (per-round ratios)")
     for n, (base, here) in results.items():
