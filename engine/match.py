@@ -19,10 +19,9 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ._chance import randbelow, shuffle
-from ._fastinit import fast_init
+from ._values import value_class
 from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour, all_cards
 from .errors import ActionAlreadyUsed, GameOver, IllegalAction, NotYourTurn, UnknownSeat
@@ -64,8 +63,7 @@ class Phase(enum.Enum):
     __hash__ = object.__hash__  # singletons: see Colour.__hash__
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class SecretCard:
     """A card in the secret festival and the seat that put it there (R9)."""
 
@@ -143,6 +141,7 @@ class Match:
     __slots__ = (
         "_active",
         "_bouquets",
+        "_dealt",
         "_deck",
         "_drawn",
         "_festival",
@@ -156,6 +155,7 @@ class Match:
         "_openings",
         "_phase",
         "_placed_secret",
+        "_quiet",
         "_ranking",
         "_removed",
         "_revealed",
@@ -217,6 +217,10 @@ class Match:
         self._scoring: FinalScoring | None = None
         self._history: list[tuple[int, Action]] = []
         self._setup_events: tuple[Event, ...] = ()
+        #: by seat, the two cards dealt (R11), kept apart from the events handed out
+        self._dealt: tuple[tuple[Card, ...], ...] = ()
+        #: True only while :meth:`apply_quiet` plays through :meth:`apply`
+        self._quiet = False
 
     @classmethod
     def new(
@@ -380,7 +384,8 @@ class Match:
         events: list[Event] = [
             FestivalStarted(tuple(festival[:2]), tuple(c.colour for c in festival[:2]), first_seat)
         ]
-        events.extend(CardsDealt(seat, tuple(hand)) for seat, hand in enumerate(hands))
+        match._dealt = tuple(tuple(hand) for hand in hands)
+        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(match._dealt))
         match._setup_events = tuple(events)
         match._check_copies(hands if phase is Phase.OPENING else ())
         return match
@@ -492,6 +497,7 @@ class Match:
             self._totals[card.colour] += card.value
             self._ranking.append(card.colour)
         self._hands = list(hands)
+        self._dealt = tuple(hands)
         events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
         events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(hands))
         self._setup_events = tuple(events)
@@ -531,6 +537,8 @@ class Match:
         other._scoring = self._scoring
         other._history = self._history.copy()
         other._setup_events = self._setup_events
+        other._dealt = self._dealt
+        other._quiet = False
         return other
 
     # -- reading the state (public parts; the observation module reads the rest) ------
@@ -651,29 +659,14 @@ class Match:
         refusal = self.refusal(seat, action)
         if refusal is not None:
             raise refusal
-        events: list[Event] = []
-        self._play(seat, action, events)
-        return events
-
-    def apply_quiet(self, seat: int, action: Action) -> None:
-        """:meth:`apply` without building its events, for a bot's search.
-
-        The same judge (:meth:`refusal`), the same raise on refusal, and the
-        same state afterwards as :meth:`apply`: both run one implementation of
-        the rules, which only skips making the event objects here.
-        """
-        refusal = self.refusal(seat, action)
-        if refusal is not None:
-            raise refusal
-        self._play(seat, action, None)
-
-    def _play(self, seat: int, action: Action, events: list[Event] | None) -> None:
-        """Play a legal action; append its events to ``events`` unless it is None."""
+        # One body for both paths: apply_quiet plays through here with _quiet set,
+        # and then no event is made (events is None).
+        events: list[Event] | None = None if self._quiet else []
         self._history.append((seat, action))
         if self._phase is _OPENING:
             assert action.secret is not None
             self._play_opening(seat, action.secret, events)
-            return
+            return [] if events is None else events
         card = self._drawn
         assert card is not None
         bit = action.bit
@@ -712,6 +705,20 @@ class Match:
         else:  # R18: a turn ended and the deck is empty
             self._drawn = None
             self._end_game(events)
+        return [] if events is None else events
+
+    def apply_quiet(self, seat: int, action: Action) -> None:
+        """:meth:`apply` without making its events, for a bot's search.
+
+        It *is* :meth:`apply`, run with a flag that skips making the event
+        objects: the same judge (:meth:`refusal`), the same raise on refusal,
+        and the same state afterwards.
+        """
+        self._quiet = True
+        try:
+            self.apply(seat, action)
+        finally:
+            self._quiet = False
 
     def _play_opening(self, seat: int, secret: Card, events: list[Event] | None) -> None:
         hand = self._hands[seat]
@@ -742,9 +749,7 @@ class Match:
         self._start_turn(self.first_seat, events)
 
     def _setup_hand(self, seat: int) -> tuple[Card, ...]:
-        dealt = self._setup_events[1 + seat]
-        assert isinstance(dealt, CardsDealt) and dealt.cards is not None
-        return dealt.cards
+        return self._dealt[seat]
 
     def _start_turn(self, seat: int, events: list[Event] | None) -> None:
         self._active = seat

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ._fastinit import fast_init
+from ._values import value_class
 from .actions import Action, ActionKind
 from .cards import COLOURS, Card, Colour
 from .ruleset import MAJORITY_RANKS, RANKS, Ruleset
@@ -65,8 +64,7 @@ class TieBreak(enum.Enum):
     SHARED = "shared"  #: tied on points and tulips; the victory is shared
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class MajorityPlace:
     """One seat's standing for a colour's majority (R20–R21)."""
 
@@ -77,8 +75,7 @@ class MajorityPlace:
     points: int
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class MajorityResult:
     """How one ranked colour's majorities were scored."""
 
@@ -87,8 +84,7 @@ class MajorityResult:
     places: tuple[MajorityPlace, ...]  #: only seats that scored
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class PlayerScore:
     """One seat's final points, split the way the rules earn them."""
 
@@ -109,8 +105,7 @@ class PlayerScore:
         return self.keeping + self.giving + self.majority_total
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class FinalScoring:
     """The whole end-of-game breakdown."""
 
