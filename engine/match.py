@@ -176,8 +176,16 @@ class Match:
 
     # -- construction ---------------------------------------------------------------
 
-    def __init__(self, ruleset: Ruleset, players: int, seed: int, first_seat: int) -> None:
-        """Use :meth:`new`, :meth:`from_deal` or :meth:`assemble`; this sets up an empty table."""
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        players: int,
+        seed: int,
+        first_seat: int,
+        rng: random.Random | None = None,
+    ) -> None:
+        """Use :meth:`new`, :meth:`from_deal` or :meth:`assemble`; this sets up an
+        empty table, whose generator is ``rng`` or else ``random.Random(seed)``."""
         ruleset.check_players(players)
         if not 0 <= first_seat < players:
             raise RulesetError("first_seat", f"must be a seat from 0 to {players - 1}")
@@ -188,7 +196,7 @@ class Match:
         #: True for a match built by :meth:`from_deal` or :meth:`assemble`, which its
         #: seed cannot rebuild
         self.dealt = False
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed) if rng is None else rng
         self._phase = Phase.OPENING
         self._deck: list[Card] = []
         self._removed: list[Card] = []
@@ -253,8 +261,7 @@ class Match:
         chance_seat = randbelow(rng, players)
         if first_seat is None:
             first_seat = chance_seat
-        match = cls(ruleset, players, seed, first_seat)
-        match._rng = rng
+        match = cls(ruleset, players, seed, first_seat, rng)
         match._lay_table(deck, removed, (first, second), hands)
         return match
 
