@@ -112,7 +112,10 @@ _TURN_TABLE: dict[int, dict[TurnAction | None, tuple[tuple[tuple[Action, ...], i
     for players in PLAYER_COUNTS
 }
 
+# Enum members read from module globals: in Python 3.11, EnumType.__getattr__ makes
+# every ``Phase.TURN`` on a hot path cost a fifth of a microsecond.
 _OPENING, _TURN, _OVER = Phase.OPENING, Phase.TURN, Phase.OVER
+_OPENING_KIND, _GIVE_KIND = ActionKind.OPENING, ActionKind.GIVE
 _KEEP_BIT = Action.keep().bit
 _UP_BIT = Action.add_face_up().bit
 _FIRST_GIVE_BIT = Action.give(0).bit
@@ -197,7 +200,7 @@ class Match:
         #: seed cannot rebuild
         self.dealt = False
         self._rng = random.Random(seed) if rng is None else rng
-        self._phase = Phase.OPENING
+        self._phase = _OPENING
         self._deck: list[Card] = []
         self._removed: list[Card] = []
         self._festival: list[Card] = []
@@ -382,9 +385,9 @@ class Match:
             placed[entry.owner].append(entry.card)
         match._deck = list(reversed(deck))
         match._removed = list(removed)
-        if phase is Phase.OPENING:
+        if phase is _OPENING:
             match._assemble_opening(hands, turn, active, used, drawn)
-        elif phase is Phase.TURN:
+        elif phase is _TURN:
             match._assemble_turn(hands, turn, active, used, drawn)
         else:
             raise RulesetError("phase", "a match is assembled before its end: OPENING or TURN")
@@ -394,7 +397,7 @@ class Match:
         match._dealt = tuple(tuple(hand) for hand in hands)
         events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(match._dealt))
         match._setup_events = tuple(events)
-        match._check_copies(hands if phase is Phase.OPENING else ())
+        match._check_copies(hands if phase is _OPENING else ())
         return match
 
     def _lay_festival(self, festival: Sequence[Card], ranking: Sequence[Colour]) -> None:
@@ -627,7 +630,7 @@ class Match:
         if phase is _OVER:
             return GameOver(seat, action, "the game is over")
         if phase is _OPENING:
-            if action.kind is not ActionKind.OPENING:
+            if action.kind is not _OPENING_KIND:
                 return IllegalAction(
                     seat, action, "every seat first makes its opening choice (R11)"
                 )
@@ -640,14 +643,14 @@ class Match:
             return None
         if seat != self._active:
             return NotYourTurn(seat, action, f"it is seat {self._active}'s turn")
-        if action.kind is ActionKind.OPENING:
+        if action.kind is _OPENING_KIND:
             return IllegalAction(seat, action, "the opening choice is over")
         if action.turn_action is self._used:
             assert self._used is not None
             return ActionAlreadyUsed(
                 seat, action, f"this turn's first card already used {self._used.value} (R13)"
             )
-        if action.kind is ActionKind.GIVE:
+        if action.kind is _GIVE_KIND:
             to = action.to_seat
             if isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < self.players:
                 return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")

@@ -32,6 +32,9 @@ UNRANKED = RANKS - 1
 
 
 _INDEX = {colour: i for i, colour in enumerate(COLOURS)}
+# Enum members read from module globals: in Python 3.11, EnumType.__getattr__ makes
+# every ``ActionKind.KEEP`` on a hot path cost a fifth of a microsecond.
+_KEEP, _GIVE = ActionKind.KEEP, ActionKind.GIVE
 
 
 def action_points(
@@ -47,11 +50,11 @@ def action_points(
     (``card`` None).
     """
     kind = action.kind
-    if card is None or (kind is not ActionKind.KEEP and kind is not ActionKind.GIVE):
+    if card is None or (kind is not _KEEP and kind is not _GIVE):
         return 0
     colour = card.colour
     rank = ranking.index(colour) if colour in ranking else UNRANKED  # R7
-    if kind is ActionKind.KEEP:
+    if kind is _KEEP:
         return ruleset.bouquet_points[rank]
     return ruleset.giving_bonus[rank] + card.value
 
@@ -192,14 +195,17 @@ def final_scoring(
     return FinalScoring(scores, results, winners, decided_by)
 
 
+_POINTS, _TULIPS, _SHARED = TieBreak.POINTS, TieBreak.TULIPS, TieBreak.SHARED
+
+
 def _winners(totals: Sequence[int], tulips: Sequence[int]) -> tuple[tuple[int, ...], TieBreak]:
     """R23: most points; then most tulips; then a shared victory."""
     best = max(totals)
     leaders = [seat for seat, total in enumerate(totals) if total == best]
     if len(leaders) == 1:
-        return (leaders[0],), TieBreak.POINTS
+        return (leaders[0],), _POINTS
     most = max(tulips[seat] for seat in leaders)
     leaders = [seat for seat in leaders if tulips[seat] == most]
     if len(leaders) == 1:
-        return (leaders[0],), TieBreak.TULIPS
-    return tuple(leaders), TieBreak.SHARED
+        return (leaders[0],), _TULIPS
+    return tuple(leaders), _SHARED
