@@ -118,48 +118,6 @@ class FinalScoring:
     decided_by: TieBreak
 
 
-def _tally(bouquets: Sequence[Sequence[Card]]) -> list[list[tuple[int, int]]]:
-    """Per seat, per colour (in :data:`COLOURS` order): (cards, total value)."""
-    tally = []
-    index = _INDEX
-    for bouquet in bouquets:
-        counts = [0, 0, 0, 0]
-        values = [0, 0, 0, 0]
-        for card in bouquet:
-            i = index[card.colour]
-            counts[i] += 1
-            values[i] += card.value
-        tally.append(list(zip(counts, values, strict=True)))
-    return tally
-
-
-def majority_result(
-    ruleset: Ruleset, rank: int, colour: Colour, tally: Sequence[Sequence[tuple[int, int]]]
-) -> MajorityResult:
-    """Score one ranked colour's majorities (R20–R22) from :func:`_tally`."""
-    places = ruleset.majority_places[len(tally)]
-    points = ruleset.majority_points[rank]
-    i = _INDEX[colour]
-    # most cards first, then the higher value (R21), then seat order; a seat
-    # with no card of the colour is not in the standings (R22)
-    standings = sorted(
-        [(-seat_tally[i][0], -seat_tally[i][1], seat) for seat, seat_tally in enumerate(tally)]
-    )
-    scored: list[MajorityPlace] = []
-    place = -1
-    previous = (1, 1)
-    for minus_cards, minus_value, seat in standings:
-        if not minus_cards:
-            break
-        if (minus_cards, minus_value) != previous:  # R21: a tie shares a place
-            place += 1
-            previous = (minus_cards, minus_value)
-            if place >= places:
-                break
-        scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, points[place]))
-    return MajorityResult(colour, rank, tuple(scored))
-
-
 def final_scoring(
     ruleset: Ruleset,
     ranking: Sequence[Colour],
@@ -168,31 +126,54 @@ def final_scoring(
     giving: Sequence[int],
 ) -> FinalScoring:
     """Score the end of the game from the final ranking (after the reveal)."""
-    tally = _tally(bouquets)
-    results = tuple(
-        majority_result(ruleset, rank, colour, tally)
-        for rank, colour in enumerate(ranking[:MAJORITY_RANKS])  # R20: 4th and unranked score none
-    )
     seats = range(len(bouquets))
+    places = ruleset.majority_places[len(bouquets)]
+    index = _INDEX
+    # per seat, per colour (in COLOURS order): how many cards, and their total value
+    counts = []
+    values = []
+    for bouquet in bouquets:
+        seat_counts = [0, 0, 0, 0]
+        seat_values = [0, 0, 0, 0]
+        for card in bouquet:
+            i = index[card.colour]
+            seat_counts[i] += 1
+            seat_values[i] += card.value
+        counts.append(seat_counts)
+        values.append(seat_values)
     per_seat = [[0, 0, 0, 0] for _ in seats]
-    for result in results:
-        i = _INDEX[result.colour]
-        for place in result.places:
-            per_seat[place.seat][i] += place.points
-    totals = [keeping[seat] + giving[seat] + sum(per_seat[seat]) for seat in seats]
+    results = []
+    for rank, colour in enumerate(ranking[:MAJORITY_RANKS]):  # R20: 4th and unranked score none
+        i = index[colour]
+        points = ruleset.majority_points[rank]
+        # most cards first, then the higher value (R21), then seat order; a seat
+        # with no card of the colour is not in the standings (R22)
+        standings = sorted([(-counts[s][i], -values[s][i], s) for s in seats if counts[s][i]])
+        scored = []
+        place = -1
+        previous = (0, 0)
+        for minus_cards, minus_value, seat in standings:
+            if (minus_cards, minus_value) != previous:  # R21: a tie shares a place
+                place += 1
+                if place >= places:
+                    break
+                previous = (minus_cards, minus_value)
+            won = points[place]
+            per_seat[seat][i] += won
+            scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, won))
+        results.append(MajorityResult(colour, rank, tuple(scored)))
+    totals = [keeping[s] + giving[s] + sum(per_seat[s]) for s in seats]
     tulips = [len(bouquet) for bouquet in bouquets]
     scores = tuple(
-        PlayerScore(
-            seat,
-            keeping[seat],
-            giving[seat],
-            tuple(zip(COLOURS, per_seat[seat], strict=True)),
-            tulips[seat],
-        )
-        for seat in seats
+        [
+            PlayerScore(
+                s, keeping[s], giving[s], tuple(zip(COLOURS, per_seat[s], strict=True)), tulips[s]
+            )
+            for s in seats
+        ]
     )
     winners, decided_by = _winners(totals, tulips)
-    return FinalScoring(scores, results, winners, decided_by)
+    return FinalScoring(scores, tuple(results), winners, decided_by)
 
 
 _POINTS, _TULIPS, _SHARED = TieBreak.POINTS, TieBreak.TULIPS, TieBreak.SHARED
