@@ -139,7 +139,18 @@ def _fresh_deck(copies: int) -> list[Card]:
 
 
 class Match:
-    """One game of Gift of Tulips for 2 to 6 seats, numbered from 0."""
+    """One game of Gift of Tulips for 2 to 6 seats, numbered from 0.
+
+    Besides its methods, a match shows a few plain attributes, to be read and
+    never written: ``players``, ``seed``, ``first_seat``, ``ruleset``,
+    ``dealt``, and the two a player loop reads before every action, kept
+    up to date by :meth:`apply` (plain attributes, not properties, because a
+    property costs a Python call, twice per action of a bot's playout):
+
+    * ``to_act`` — the seats that must act now: every undecided seat during
+      the opening, the active seat during a turn, nobody once the game is over;
+    * ``is_over`` — True once the game has ended (R18).
+    """
 
     __slots__ = (
         "_active",
@@ -166,15 +177,16 @@ class Match:
         "_scoring",
         "_secret",
         "_setup_events",
-        "_to_act",
         "_totals",
         "_turn",
         "_used",
         "dealt",
         "first_seat",
+        "is_over",
         "players",
         "ruleset",
         "seed",
+        "to_act",
     )
 
     # -- construction ---------------------------------------------------------------
@@ -223,7 +235,8 @@ class Match:
         self._legal: tuple[Action, ...] = ()
         self._mask = 0
         self._legal_table = _TURN_TABLE[players]
-        self._to_act: tuple[int, ...] = tuple(range(players))
+        self.to_act: tuple[int, ...] = tuple(range(players))
+        self.is_over = False
         self._revealed: list[Card] = []
         self._scoring: FinalScoring | None = None
         self._history: list[tuple[int, Action]] = []
@@ -436,7 +449,7 @@ class Match:
             tuple(hand) if choice is None else None
             for hand, choice in zip(hands, self._openings, strict=True)
         ]
-        self._to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
+        self.to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
 
     def _assemble_turn(
         self,
@@ -465,7 +478,7 @@ class Match:
             if not self._bouquets[seat] or self._bouquets[seat][0] != bouquet_card:
                 raise RulesetError("bouquets", f"seat {seat}'s bouquet starts with its opening")
         self._active = active
-        self._to_act = (active,)
+        self.to_act = (active,)
         self._used = used
         self._legal, self._mask = self._legal_table[used][active]
         self._drawn = drawn
@@ -523,6 +536,7 @@ class Match:
         other._rng = rng = _new_random(random.Random)
         rng.setstate(self._rng.getstate())
         other._phase = self._phase
+        other.is_over = self.is_over
         other._deck = self._deck.copy()
         other._removed = self._removed.copy()
         other._festival = self._festival.copy()
@@ -542,7 +556,7 @@ class Match:
         other._legal = self._legal
         other._mask = self._mask
         other._legal_table = self._legal_table
-        other._to_act = self._to_act
+        other.to_act = self.to_act
         other._revealed = self._revealed.copy()
         other._scoring = self._scoring
         other._history = self._history.copy()
@@ -557,17 +571,6 @@ class Match:
     def phase(self) -> Phase:
         """The current phase."""
         return self._phase
-
-    @property
-    def to_act(self) -> tuple[int, ...]:
-        """The seats that must act now: every undecided seat during the opening,
-        the active seat during a turn, nobody once the game is over."""
-        return self._to_act
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended (R18)."""
-        return self._phase is _OVER
 
     @property
     def scoring(self) -> FinalScoring | None:
@@ -736,12 +739,12 @@ class Match:
         bouquet = hand[1] if hand[0] == secret else hand[0]
         self._hands[seat] = None
         self._openings[seat] = Action.opening(secret)
-        waiting = self._to_act
+        waiting = self.to_act
         i = waiting.index(seat)
-        self._to_act = waiting[:i] + waiting[i + 1 :]
+        self.to_act = waiting[:i] + waiting[i + 1 :]
         if events is not None:
             events.append(OpeningChosen(seat, bouquet, secret))
-        if self._to_act:
+        if self.to_act:
             return
         # R11: choices are revealed when every seat has chosen.
         placed = []
@@ -763,7 +766,7 @@ class Match:
 
     def _start_turn(self, seat: int, events: list[Event] | None) -> None:
         self._active = seat
-        self._to_act = _ONE_SEAT[seat]
+        self.to_act = _ONE_SEAT[seat]
         self._used = None
         self._legal, self._mask = self._legal_table[None][seat]
         self._turn += 1
@@ -792,8 +795,9 @@ class Match:
     def _end_game(self, events: list[Event] | None) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""
         self._phase = _OVER
+        self.is_over = True
         self._active = -1
-        self._to_act = ()
+        self.to_act = ()
         self._used = None
         self._legal = ()
         self._mask = 0
