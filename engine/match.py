@@ -48,7 +48,7 @@ from .ruleset import (
     Ruleset,
     RulesetError,
 )
-from .scoring import FinalScoring, action_points, final_scoring
+from .scoring import UNRANKED, FinalScoring, final_scoring
 
 __all__ = ["Match", "Phase", "SecretCard"]
 
@@ -684,7 +684,11 @@ class Match:
         assert card is not None
         bit = action.bit
         if bit == _KEEP_BIT:  # R14, R17
-            points = action_points(self.ruleset, self._ranking, card, action)
+            colour = card.colour
+            ranking = self._ranking
+            points = self.ruleset.bouquet_points[
+                ranking.index(colour) if colour in ranking else UNRANKED  # R7
+            ]
             self._keeping[seat] += points
             self._bouquets[seat].append(card)
             if events is not None:
@@ -692,7 +696,14 @@ class Match:
         elif bit >= _FIRST_GIVE_BIT:  # R15, R17
             to = action.to_seat
             assert to is not None
-            points = action_points(self.ruleset, self._ranking, card, action)
+            colour = card.colour
+            ranking = self._ranking
+            points = (
+                card.value
+                + self.ruleset.giving_bonus[
+                    ranking.index(colour) if colour in ranking else UNRANKED  # R7
+                ]
+            )
             self._giving[seat] += points
             self._bouquets[to].append(card)
             if events is not None:
@@ -713,8 +724,16 @@ class Match:
             card = self._drawn = deck.pop()
             if events is not None:
                 events.append(CardDrawn(seat, card, len(deck)))
-        elif deck:
-            self._start_turn((seat + 1) % self.players, events)
+        elif deck:  # the next seat's turn: _start_turn, inline on this hot path
+            seat = self._active = (seat + 1) % self.players
+            self.to_act = _ONE_SEAT[seat]
+            self._used = None
+            self._legal, self._mask = self._legal_table[None][seat]
+            turn = self._turn = self._turn + 1
+            card = self._drawn = deck.pop()
+            if events is not None:
+                events.append(TurnStarted(seat, turn))
+                events.append(CardDrawn(seat, card, len(deck)))
         else:  # R18: a turn ended and the deck is empty
             self._drawn = None
             self._end_game(events)
@@ -765,6 +784,7 @@ class Match:
         return self._dealt[seat]
 
     def _start_turn(self, seat: int, events: list[Event] | None) -> None:
+        """The first turn (R12, R13); apply starts every later one inline, the same way."""
         self._active = seat
         self.to_act = _ONE_SEAT[seat]
         self._used = None
