@@ -797,20 +797,26 @@ class Match:
 
     def _add_to_festival(self, card: Card) -> None:
         """R8: the colour's total rises; it goes above every colour it now ties
-        with or passes, and the others keep their relative order."""
+        with or passes, and the others keep their relative order.
+
+        The ranking is always ordered by total, highest first, so the colour
+        only climbs: from its place (or the bottom, if it was unranked) past
+        every colour just above whose total is not higher than its new one.
+        """
         colour = card.colour
         totals = self._totals
         total = totals[colour] = totals[colour] + card.value
         self._festival.append(card)
         ranking = self._ranking
         if colour in ranking:
-            ranking.remove(colour)
-        for i, other in enumerate(ranking):
-            if totals[other] <= total:
-                ranking.insert(i, colour)
-                break
+            i = ranking.index(colour)
         else:
+            i = len(ranking)
             ranking.append(colour)
+        while i and totals[ranking[i - 1]] <= total:
+            ranking[i] = ranking[i - 1]
+            i -= 1
+        ranking[i] = colour
 
     def _end_game(self, events: list[Event] | None) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""
