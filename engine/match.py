@@ -263,7 +263,9 @@ class Match:
         rng = random.Random(seed)
         deck = _fresh_deck(ruleset.copies_for(players))
         shuffle(rng, deck)
-        removed = [deck.pop() for _ in range(ruleset.removed[players])]  # R4
+        count = ruleset.removed[players]  # R4: the top cards, top first
+        removed = deck[: -count - 1 : -1]
+        del deck[len(deck) - count :]
         first = deck.pop()  # R10: turn over until two colours have appeared
         turned: list[Card] = []
         second = deck.pop()
@@ -769,7 +771,7 @@ class Match:
         placed = []
         for owner, choice in enumerate(self._openings):
             assert choice is not None and choice.secret is not None
-            dealt = self._setup_hand(owner)
+            dealt = self._dealt[owner]
             card = dealt[1] if dealt[0] == choice.secret else dealt[0]
             self._bouquets[owner].append(card)
             self._secret.append(SecretCard(owner, choice.secret))

@@ -167,12 +167,17 @@ def final_scoring(
         results.append(MajorityResult(colour, rank, tuple(scored)))
     totals = [keeping[s] + giving[s] + sum(per_seat[s]) for s in seats]
     tulips = [len(bouquet) for bouquet in bouquets]
+    c0, c1, c2, c3 = COLOURS
     scores = tuple(
         [
             PlayerScore(
-                s, keeping[s], giving[s], tuple(zip(COLOURS, per_seat[s], strict=True)), tulips[s]
+                s,
+                keeping[s],
+                giving[s],
+                ((c0, won[0]), (c1, won[1]), (c2, won[2]), (c3, won[3])),
+                tulips[s],
             )
-            for s in seats
+            for s, won in enumerate(per_seat)
         ]
     )
     winners, decided_by = _winners(totals, tulips)
