@@ -1,5 +1,6 @@
 """The match's chance draws, as :class:`random.Random` makes them, only faster.
 
+:func:`generator` seeds a generator exactly as ``random.Random(seed)`` does;
 :func:`shuffle` and :func:`randbelow` draw exactly the bits that
 ``Random.shuffle`` and ``Random.randrange(n)`` draw and give exactly their
 results (CPython's algorithm: ``getrandbits(n.bit_length())`` until the draw
@@ -12,10 +13,11 @@ match's own), whose ``getrandbits`` nobody overrides.
 
 from __future__ import annotations
 
+import _random
 import random
 from typing import TypeVar
 
-__all__ = ["randbelow", "shuffle"]
+__all__ = ["generator", "randbelow", "shuffle"]
 
 T = TypeVar("T")
 
@@ -28,6 +30,22 @@ def _steps(length: int) -> tuple[tuple[int, int], ...]:
     if steps is None:
         steps = _STEPS[length] = tuple((i, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
     return steps
+
+
+_new_random = random.Random.__new__
+_c_seed = _random.Random.seed
+
+
+def generator(seed: int) -> random.Random:
+    """``random.Random(seed)``: the same state, without the two Python-level calls
+    (``__init__`` and ``seed``) around the C seeding, for an ``int`` seed; any
+    other seed goes through ``random.Random`` itself."""
+    if type(seed) is not int:
+        return random.Random(seed)
+    rng = _new_random(random.Random)
+    _c_seed(rng, seed)  # what Random.seed does for an int: hand it to C as it is
+    rng.gauss_next = None  # type: ignore[attr-defined]  # as Random.__init__ sets it
+    return rng
 
 
 def shuffle(rng: random.Random, items: list[T]) -> None:

@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from ._chance import randbelow, shuffle
+from ._chance import generator, randbelow, shuffle
 from ._values import value_class
 from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour, all_cards
@@ -211,7 +211,7 @@ class Match:
         #: True for a match built by :meth:`from_deal` or :meth:`assemble`, which its
         #: seed cannot rebuild
         self.dealt = False
-        self._rng = random.Random(seed) if rng is None else rng
+        self._rng = generator(seed) if rng is None else rng
         self._phase = _OPENING
         self._deck: list[Card] = []
         self._removed: list[Card] = []
@@ -260,7 +260,7 @@ class Match:
         chance decide (R12).
         """
         ruleset.check_players(players)
-        rng = random.Random(seed)
+        rng = generator(seed)
         deck = _fresh_deck(ruleset.copies_for(players))
         shuffle(rng, deck)
         count = ruleset.removed[players]  # R4: the top cards, top first

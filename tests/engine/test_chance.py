@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine._chance import randbelow, shuffle
+from engine._chance import generator, randbelow, shuffle
 
 
 @given(seed=st.integers(0, 2**64), length=st.integers(0, 120))
@@ -37,3 +37,17 @@ def test_randbelow_covers_every_seat(n: int) -> None:
     """Every seat can be drawn first (R12), and none outside the match."""
     rng = random.Random(n)
     assert {randbelow(rng, n) for _ in range(400)} == set(range(n))
+
+
+@given(seed=st.integers(-(2**70), 2**70))
+def test_generator_is_random_random(seed: int) -> None:
+    """A generator seeded by generator(seed) is in random.Random(seed)'s state."""
+    assert generator(seed).getstate() == random.Random(seed).getstate()
+
+
+@pytest.mark.parametrize("seed", ["tulips", b"tulips", 2.5])
+def test_generator_of_any_other_seed_is_random_random(seed: str | bytes | float) -> None:
+    """Seeds that are not ints go through random.Random itself, hashing and all."""
+    made = generator(seed)  # type: ignore[arg-type]
+    assert made.getstate() == random.Random(seed).getstate()
+    assert type(made) is random.Random
