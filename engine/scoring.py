@@ -128,60 +128,61 @@ def final_scoring(
     keeping: Sequence[int],
     giving: Sequence[int],
 ) -> FinalScoring:
-    """Score the end of the game from the final ranking (after the reveal)."""
-    seats = range(len(bouquets))
+    """Score the end of the game from the final ranking (after the reveal).
+
+    Written as plain loops, not comprehensions: it runs once per playout of
+    a bot's search, and each comprehension is a call in Python 3.11.
+    """
     places = ruleset.majority_places[len(bouquets)]
+    majority_points = ruleset.majority_points
     index = _INDEX
-    # per seat, per colour (in COLOURS order): how many cards, and their total value
-    counts = []
-    values = []
+    tallies = []  # per seat: how many cards of each colour, and their total value
     for bouquet in bouquets:
-        seat_counts = [0, 0, 0, 0]
-        seat_values = [0, 0, 0, 0]
+        counts = [0, 0, 0, 0]  # in COLOURS order
+        values = [0, 0, 0, 0]
         for card in bouquet:
             i = index[card.colour]
-            seat_counts[i] += 1
-            seat_values[i] += card.value
-        counts.append(seat_counts)
-        values.append(seat_values)
-    per_seat = [[0, 0, 0, 0] for _ in seats]
+            counts[i] += 1
+            values[i] += card.value
+        tallies.append((counts, values))
+    won = [[0, 0, 0, 0] for _ in bouquets]  # per seat, majority points per colour
     results = []
-    for rank, colour in enumerate(ranking[:MAJORITY_RANKS]):  # R20: 4th and unranked score none
+    for rank, colour in enumerate(ranking[:MAJORITY_RANKS]):  # R20: 4th and unranked none
         i = index[colour]
-        points = ruleset.majority_points[rank]
         # most cards first, then the higher value (R21), then seat order; a seat
         # with no card of the colour is not in the standings (R22)
-        standings = sorted([(-counts[s][i], -values[s][i], s) for s in seats if counts[s][i]])
+        standings = []
+        for seat, (counts, values) in enumerate(tallies):
+            if counts[i]:
+                standings.append((-counts[i], -values[i], seat))
+        standings.sort()
+        points = majority_points[rank]
         scored = []
         place = -1
-        previous = (0, 0)
+        last_cards = last_value = 0
         for minus_cards, minus_value, seat in standings:
-            if (minus_cards, minus_value) != previous:  # R21: a tie shares a place
+            if minus_cards != last_cards or minus_value != last_value:  # R21: ties share
                 place += 1
                 if place >= places:
                     break
-                previous = (minus_cards, minus_value)
-            won = points[place]
-            per_seat[seat][i] += won
-            scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, won))
+                last_cards = minus_cards
+                last_value = minus_value
+            earned = points[place]
+            won[seat][i] += earned
+            scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, earned))
         results.append(MajorityResult(colour, rank, tuple(scored)))
-    totals = [keeping[s] + giving[s] + sum(per_seat[s]) for s in seats]
-    tulips = [len(bouquet) for bouquet in bouquets]
     c0, c1, c2, c3 = COLOURS
-    scores = tuple(
-        [
-            PlayerScore(
-                s,
-                keeping[s],
-                giving[s],
-                ((c0, won[0]), (c1, won[1]), (c2, won[2]), (c3, won[3])),
-                tulips[s],
-            )
-            for s, won in enumerate(per_seat)
-        ]
-    )
+    scores = []
+    totals = []
+    tulips = []
+    for seat, w in enumerate(won):
+        kept, given, cards = keeping[seat], giving[seat], len(bouquets[seat])
+        majorities = ((c0, w[0]), (c1, w[1]), (c2, w[2]), (c3, w[3]))
+        scores.append(PlayerScore(seat, kept, given, majorities, cards))
+        totals.append(kept + given + w[0] + w[1] + w[2] + w[3])
+        tulips.append(cards)
     winners, decided_by = _winners(totals, tulips)
-    return FinalScoring(scores, tuple(results), winners, decided_by)
+    return FinalScoring(tuple(scores), tuple(results), winners, decided_by)
 
 
 _POINTS, _TULIPS, _SHARED = TieBreak.POINTS, TieBreak.TULIPS, TieBreak.SHARED
