@@ -259,9 +259,9 @@ class Match:
         ``first_seat`` is the host's pick of the first player; ``None`` lets
         chance decide (R12).
         """
-        ruleset.check_players(players)
+        copies = ruleset.copies_for(players)  # checks the player count first (R5)
         rng = generator(seed)
-        deck = _fresh_deck(ruleset.copies_for(players))
+        deck = _fresh_deck(copies)
         shuffle(rng, deck)
         count = ruleset.removed[players]  # R4: the top cards, top first
         removed = deck[: -count - 1 : -1]
@@ -524,7 +524,8 @@ class Match:
         self._hands = list(hands)
         self._dealt = tuple(hands)
         events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
-        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(hands))
+        for seat, hand in enumerate(hands):
+            events.append(CardsDealt(seat, hand))
         self._setup_events = tuple(events)
 
     def clone(self) -> Match:
@@ -597,8 +598,8 @@ class Match:
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Everything ``seat`` may do now; empty if it need not act."""
-        if self._phase is _TURN:
-            return self._legal if seat == self._active else ()
+        if seat == self._active and self._legal:  # a turn's active seat (empty otherwise)
+            return self._legal
         if self._phase is _OPENING and 0 <= seat < self.players:
             hand = self._hands[seat]
             if hand is not None:
@@ -679,8 +680,7 @@ class Match:
         events: list[Event] | None = None if self._quiet else []
         self._history.append((seat, action))
         if self._phase is _OPENING:
-            assert action.secret is not None
-            self._play_opening(seat, action.secret, events)
+            self._play_opening(seat, action, events)
             return [] if events is None else events
         card = self._drawn
         assert card is not None
@@ -754,12 +754,13 @@ class Match:
         finally:
             self._quiet = False
 
-    def _play_opening(self, seat: int, secret: Card, events: list[Event] | None) -> None:
+    def _play_opening(self, seat: int, action: Action, events: list[Event] | None) -> None:
+        secret = action.secret
         hand = self._hands[seat]
-        assert hand is not None
-        bouquet = hand[1] if hand[0] == secret else hand[0]
+        assert hand is not None and secret is not None
+        bouquet = hand[1] if hand[0] is secret else hand[0]
         self._hands[seat] = None
-        self._openings[seat] = Action.opening(secret)
+        self._openings[seat] = action
         waiting = self.to_act
         i = waiting.index(seat)
         self.to_act = waiting[:i] + waiting[i + 1 :]
