@@ -138,6 +138,9 @@ _secret_card: Callable[[int, Card], SecretCard] = maker(SecretCard)
 #: only for clone() to overwrite its state at once
 _new_random = random.Random.__new__
 
+#: R11: the opening choice of each card (every card is one of the twelve, engine.cards)
+_OPENING_OF = {card: Action.opening(card) for card in all_cards()}
+
 #: the value of ``to_act`` while one seat must act, by seat
 _ONE_SEAT = tuple((seat,) for seat in range(MAX_PLAYERS))
 
@@ -234,8 +237,11 @@ class Match:
         self._ranking: list[Colour] = []
         self._secret: list[SecretCard] = []
         #: by seat, every card that seat put face down, revealed or not (R25)
-        self._placed_secret: list[list[Card]] = [[] for _ in range(players)]
-        self._bouquets: list[list[Card]] = [[] for _ in range(players)]
+        self._placed_secret: list[list[Card]] = []
+        self._bouquets: list[list[Card]] = []
+        for _ in range(players):  # a loop, not a comprehension: no call in Python 3.11
+            self._placed_secret.append([])
+            self._bouquets.append([])
         self._keeping = [0] * players
         self._giving = [0] * players
         self._hands: list[tuple[Card, ...] | None] = [None] * players
@@ -618,9 +624,9 @@ class Match:
             hand = self._hands[seat]
             if hand is not None:
                 first, second = hand
-                if first == second:
-                    return (Action.opening(first),)
-                return (Action.opening(first), Action.opening(second))
+                if first is second:
+                    return (_OPENING_OF[first],)
+                return (_OPENING_OF[first], _OPENING_OF[second])
         return ()
 
     def refusal(self, seat: int, action: Action) -> IllegalAction | None:

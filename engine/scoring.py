@@ -137,6 +137,7 @@ def final_scoring(
     majority_points = ruleset.majority_points
     index = _INDEX
     tallies = []  # per seat: how many cards of each colour, and their total value
+    won = []  # per seat, the majority points of each colour
     for bouquet in bouquets:
         counts = [0, 0, 0, 0]  # in COLOURS order
         values = [0, 0, 0, 0]
@@ -145,7 +146,7 @@ def final_scoring(
             counts[i] += 1
             values[i] += card.value
         tallies.append((counts, values))
-    won = [[0, 0, 0, 0] for _ in bouquets]  # per seat, majority points per colour
+        won.append([0, 0, 0, 0])
     results = []
     for rank, colour in enumerate(ranking[:MAJORITY_RANKS]):  # R20: 4th and unranked none
         i = index[colour]
