@@ -294,7 +294,9 @@ class Match:
             second = deck.pop()
         deck.extend(turned)
         shuffle(rng, deck)
-        hands = [(deck.pop(), deck.pop()) for _ in range(players)]
+        hands = []
+        for _ in range(players):  # R11: two cards each
+            hands.append((deck.pop(), deck.pop()))
         # R12: drawn even when the host picks, so a replay's generator stays in step.
         chance_seat = randbelow(rng, players)
         if first_seat is None:
@@ -566,8 +568,8 @@ class Match:
         other._totals = self._totals.copy()
         other._ranking = self._ranking.copy()
         other._secret = self._secret.copy()
-        other._placed_secret = [p.copy() for p in self._placed_secret]
-        other._bouquets = [b.copy() for b in self._bouquets]
+        other._placed_secret = list(map(list.copy, self._placed_secret))
+        other._bouquets = list(map(list.copy, self._bouquets))
         other._keeping = self._keeping.copy()
         other._giving = self._giving.copy()
         other._hands = self._hands.copy()
