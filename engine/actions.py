@@ -2,7 +2,8 @@
 turn (R13–R16), the last of which comes in two forms.
 
 Actions are immutable and interned: :meth:`Action.keep` and friends return
-shared instances, so legal-action lists cost no allocation.
+shared instances, so legal-action lists cost no allocation. An action built
+directly with ``Action(...)`` is equal to the shared one and plays the same.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from .cards import Card
+from .cards import Card, all_cards
+from .ruleset import MAX_PLAYERS
 
-__all__ = ["Action", "ActionKind", "TurnAction"]
+__all__ = ["NEVER_IN_A_TURN", "Action", "ActionKind", "TurnAction"]
 
 
 class ActionKind(enum.Enum):
@@ -45,6 +47,19 @@ _TURN_ACTION = {
 }
 
 
+#: The bit of an action that is never legal during a turn (beyond every mask's bits).
+NEVER_IN_A_TURN = 63
+_SIMPLE_BITS = {ActionKind.KEEP: 0, ActionKind.ADD_FACE_UP: 1, ActionKind.ADD_SECRET: 2}
+
+
+def _bit(kind: ActionKind, to_seat: int | None) -> int:
+    if kind is ActionKind.GIVE:
+        if type(to_seat) is int and 0 <= to_seat < MAX_PLAYERS:
+            return 3 + to_seat
+        return NEVER_IN_A_TURN
+    return _SIMPLE_BITS.get(kind, NEVER_IN_A_TURN)
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """One proposal of a seat. Build it with the class methods."""
@@ -56,11 +71,16 @@ class Action:
     secret: Card | None = None
     #: Which of the three turn actions this uses (R13, R16); None for the opening.
     turn_action: TurnAction | None = field(init=False, repr=False, compare=False)
+    #: This action's bit in a turn's legality mask (:meth:`engine.Match.refusal`):
+    #: keep 0, add face up 1, add secret 2, give to seat ``s`` 3 + s; for the
+    #: opening and a give to no seat of any match, :data:`NEVER_IN_A_TURN`.
+    bit: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "turn_action", _TURN_ACTION.get(self.kind))
         if not isinstance(self.kind, ActionKind):
             raise TypeError(f"kind must be an ActionKind, got {self.kind!r}")
+        object.__setattr__(self, "turn_action", _TURN_ACTION.get(self.kind))
+        object.__setattr__(self, "bit", _bit(self.kind, self.to_seat))
         if (self.kind is ActionKind.GIVE) != (self.to_seat is not None):
             raise ValueError("to_seat is given with GIVE and only with GIVE")
         if (self.kind is ActionKind.OPENING) != (self.secret is not None):
@@ -99,7 +119,8 @@ class Action:
     @classmethod
     def opening(cls, secret: Card) -> Action:
         """The opening choice: which of the two dealt cards goes face down (R11)."""
-        return cls(ActionKind.OPENING, secret=secret)
+        interned = _OPENING.get(id(secret))  # one shared action per interned card
+        return cls(ActionKind.OPENING, secret=secret) if interned is None else interned
 
     def __str__(self) -> str:
         if self.kind is ActionKind.GIVE:
@@ -112,4 +133,7 @@ class Action:
 _KEEP = Action(ActionKind.KEEP)
 _ADD_FACE_UP = Action(ActionKind.ADD_FACE_UP)
 _ADD_SECRET = Action(ActionKind.ADD_SECRET)
-_GIVE = tuple(Action(ActionKind.GIVE, to_seat=seat) for seat in range(6))
+_GIVE = tuple(Action(ActionKind.GIVE, to_seat=seat) for seat in range(MAX_PLAYERS))
+#: by the identity of the interned card (:mod:`engine.cards`), which lives as long
+#: as this module does, so no other object can ever share its id
+_OPENING = {id(card): Action(ActionKind.OPENING, secret=card) for card in all_cards()}

@@ -1,16 +1,15 @@
 """Tulip cards and colours (R1–R3).
 
 A card is a colour and a value; cards with the same colour and value are
-identical (R3), so there are exactly twelve distinct :class:`Card` objects and
-:meth:`Card.of` always returns the same one. Identity comparison is therefore
-safe and fast, which the hot paths of the engine rely on.
+identical (R3), so there are exactly twelve :class:`Card` objects, and every
+way of making a card returns one of them. Equality is identity, which the hot
+paths of the engine and its bots rely on.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import ClassVar
 
 __all__ = ["COLOURS", "VALUES", "Card", "Colour", "all_cards"]
 
@@ -40,29 +39,41 @@ _COLOUR_INDEX = {colour: i for i, colour in enumerate(COLOURS)}
 VALUES: tuple[int, ...] = (2, 3, 4)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class Card:
-    """One tulip card: a colour and a value (R2). Use :meth:`Card.of`."""
+    """One tulip card: a colour and a value (R2).
+
+    There are exactly twelve card objects: ``Card(colour, value)``,
+    :meth:`Card.of`, :meth:`Card.parse`, copy and pickle all give back the one
+    card of that colour and value (R3: such cards are identical). So ``==``
+    and ``hash`` are identity's, done in C, which every hot path of the
+    engine and its bots relies on.
+    """
 
     colour: Colour
     value: int
 
-    _cache: ClassVar[dict[tuple[Colour, int], Card]] = {}
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.colour, Colour):
-            raise TypeError(f"colour must be a Colour, got {self.colour!r}")
-        if self.value not in VALUES:
-            raise ValueError(f"card value must be one of {VALUES}, got {self.value!r}")
+    def __new__(cls, colour: Colour, value: int) -> Card:
+        if type(colour) is Colour:
+            card = _INTERNED.get((colour, value))
+            if card is not None:
+                return card
+        if not isinstance(colour, Colour):
+            raise TypeError(f"colour must be a Colour, got {colour!r}")
+        if value not in VALUES:
+            raise ValueError(f"card value must be one of {VALUES}, got {value!r}")
+        key = (colour, VALUES[VALUES.index(value)])
+        card = _INTERNED.get(key)
+        if card is None:  # only while this module makes the twelve
+            card = _INTERNED[key] = object.__new__(cls)
+            object.__setattr__(card, "colour", key[0])
+            object.__setattr__(card, "value", key[1])
+        return card
 
     @classmethod
     def of(cls, colour: Colour | str, value: int) -> Card:
-        """Return the one card of this colour and value."""
-        key = (Colour(colour), value)
-        card = cls._cache.get(key)
-        if card is None:
-            card = cls._cache[key] = cls(key[0], value)
-        return card
+        """Return the one card of this colour (or colour name) and value."""
+        return cls(colour if type(colour) is Colour else Colour(colour), value)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -75,8 +86,8 @@ class Card:
         return cls.of(Colour(colour), int(value))
 
     def __reduce__(self) -> tuple[object, ...]:
-        # copy, deepcopy and pickle give back the one interned card
-        return (Card.of, (self.colour, self.value))
+        # copy, deepcopy and pickle give back the one card
+        return (Card, (self.colour, self.value))
 
     def __str__(self) -> str:
         return f"{self.colour.value}-{self.value}"
@@ -85,10 +96,12 @@ class Card:
         return f"Card({self})"
 
 
+_INTERNED: dict[tuple[Colour, int], Card] = {}
+
+
 def all_cards() -> tuple[Card, ...]:
     """The twelve distinct cards, in colour order then value order."""
-    return tuple(Card.of(colour, value) for colour in COLOURS for value in VALUES)
+    return _ALL_CARDS
 
 
-# Intern every card at import so Card.of never builds one on a hot path.
-all_cards()
+_ALL_CARDS = tuple(Card(colour, value) for colour in COLOURS for value in VALUES)

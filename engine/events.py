@@ -9,9 +9,7 @@ event anywhere without projecting it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ._fastinit import fast_init
+from ._values import value_class
 from .cards import Card, Colour
 from .scoring import FinalScoring
 
@@ -33,8 +31,7 @@ __all__ = [
 ]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class FestivalStarted:
     """R10: the two cards that start the festival, and the ranking they give."""
 
@@ -43,8 +40,7 @@ class FestivalStarted:
     first_seat: int  #: R12: who plays the first turn
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardsDealt:
     """R11: a seat was dealt its two starting cards (private to that seat)."""
 
@@ -52,8 +48,7 @@ class CardsDealt:
     cards: tuple[Card, ...] | None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class OpeningChosen:
     """R11: a seat made its opening choice; which card went where is private
     until every seat has chosen, and the secret card stays private."""
@@ -63,8 +58,7 @@ class OpeningChosen:
     secret: Card | None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class OpeningRevealed:
     """R11: every seat has chosen; each seat's bouquet card is now face up."""
 
@@ -72,8 +66,7 @@ class OpeningRevealed:
     secret_count: int
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class TurnStarted:
     """A seat's turn begins (R13)."""
 
@@ -81,8 +74,7 @@ class TurnStarted:
     turn: int  #: 1 for the first turn of the match
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardDrawn:
     """The active seat drew a card; only that seat sees which (R25)."""
 
@@ -91,8 +83,7 @@ class CardDrawn:
     deck_count: int  #: cards left in the deck after the draw
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardKept:
     """KEEP (R14): the card went to the seat's bouquet for these points."""
 
@@ -101,8 +92,7 @@ class CardKept:
     points: int
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardGiven:
     """GIVE (R15): the card went to ``to_seat``'s bouquet; the giver scored."""
 
@@ -112,8 +102,7 @@ class CardGiven:
     points: int
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardAddedFaceUp:
     """ADD (R16): the card went face up into the festival; the new ranking (R8)."""
 
@@ -122,8 +111,7 @@ class CardAddedFaceUp:
     ranking: tuple[Colour, ...]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class CardAddedSecret:
     """ADD (R16): a card went face down; only its owner knows which (R25–R26)."""
 
@@ -132,8 +120,7 @@ class CardAddedSecret:
     secret_count: int
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class SecretRevealed:
     """R19: one card of the secret festival turned face up, and the new ranking."""
 
@@ -141,8 +128,7 @@ class SecretRevealed:
     ranking: tuple[Colour, ...]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class MatchEnded:
     """R20–R23: the final scoring."""
 

@@ -18,10 +18,10 @@ import enum
 import itertools
 import random
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
-from ._fastinit import fast_init
+from ._chance import generator, randbelow, shuffle
+from ._values import maker, value_class
 from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour, all_cards
 from .errors import ActionAlreadyUsed, GameOver, IllegalAction, NotYourTurn, UnknownSeat
@@ -40,8 +40,15 @@ from .events import (
     SecretRevealed,
     TurnStarted,
 )
-from .ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, RulesetError
-from .scoring import FinalScoring, action_points, final_scoring
+from .ruleset import (
+    DEFAULT_RULESET,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    PLAYER_COUNTS,
+    Ruleset,
+    RulesetError,
+)
+from .scoring import UNRANKED, FinalScoring, final_scoring
 
 __all__ = ["Match", "Phase", "SecretCard"]
 
@@ -56,8 +63,7 @@ class Phase(enum.Enum):
     __hash__ = object.__hash__  # singletons: see Colour.__hash__
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@value_class
 class SecretCard:
     """A card in the secret festival and the seat that put it there (R9)."""
 
@@ -78,7 +84,6 @@ _TURN_KINDS: dict[TurnAction | None, tuple[ActionKind, ...]] = {
     TurnAction.GIVE: (ActionKind.KEEP, ActionKind.ADD_FACE_UP, ActionKind.ADD_SECRET),
     TurnAction.ADD: (ActionKind.KEEP, ActionKind.GIVE),
 }
-_TURN_KIND_SETS = {used: frozenset(kinds) for used, kinds in _TURN_KINDS.items()}
 
 
 def _turn_actions(used: TurnAction | None, seat: int, players: int) -> tuple[Action, ...]:
@@ -91,27 +96,83 @@ def _turn_actions(used: TurnAction | None, seat: int, players: int) -> tuple[Act
     return tuple(built)
 
 
-#: The legal actions of a turn, by player count, then by the first card's action, then by seat.
-_LEGAL: dict[int, dict[TurnAction | None, tuple[tuple[Action, ...], ...]]] = {
+def _turn_entry(used: TurnAction | None, seat: int, players: int) -> tuple[tuple[Action, ...], int]:
+    legal = _turn_actions(used, seat, players)
+    return legal, sum(1 << action.bit for action in legal)
+
+
+#: The legality of a turn (R13, R15, R16) by player count, then by the first
+#: card's action, then by seat: the legal actions, and the mask of their
+#: :attr:`~engine.actions.Action.bit`\ s that :meth:`Match.refusal` tests.
+_TURN_TABLE: dict[int, dict[TurnAction | None, tuple[tuple[tuple[Action, ...], int], ...]]] = {
     players: {
-        used: tuple(_turn_actions(used, seat, players) for seat in range(players))
+        used: tuple(_turn_entry(used, seat, players) for seat in range(players))
         for used in _TURN_KINDS
     }
     for players in PLAYER_COUNTS
 }
 
+# Enum members read from module globals: in Python 3.11, EnumType.__getattr__ makes
+# every ``Phase.TURN`` on a hot path cost a fifth of a microsecond.
+_OPENING, _TURN, _OVER = Phase.OPENING, Phase.TURN, Phase.OVER
+_OPENING_KIND, _GIVE_KIND = ActionKind.OPENING, ActionKind.GIVE
+_KEEP_BIT = Action.keep().bit
+_UP_BIT = Action.add_face_up().bit
+_FIRST_GIVE_BIT = Action.give(0).bit
+
+#: The hot path's builders of values (engine._values.maker): the same values as
+#: calling the classes, built without type.__call__ and __init__ (1.5% of a playout).
+_card_kept: Callable[[int, Card, int], CardKept] = maker(CardKept)
+_card_given: Callable[[int, int, Card, int], CardGiven] = maker(CardGiven)
+_card_added_face_up: Callable[[int, Card, tuple[Colour, ...]], CardAddedFaceUp] = maker(
+    CardAddedFaceUp
+)
+_card_added_secret: Callable[[int, Card, int], CardAddedSecret] = maker(CardAddedSecret)
+_card_drawn: Callable[[int, Card, int], CardDrawn] = maker(CardDrawn)
+_turn_started: Callable[[int, int], TurnStarted] = maker(TurnStarted)
+_secret_revealed: Callable[[Card, tuple[Colour, ...]], SecretRevealed] = maker(SecretRevealed)
+_opening_chosen: Callable[[int, Card, Card], OpeningChosen] = maker(OpeningChosen)
+_secret_card: Callable[[int, Card], SecretCard] = maker(SecretCard)
 
 #: a generator without Random.__init__, which would seed it from the OS (~12 µs)
 #: only for clone() to overwrite its state at once
 _new_random = random.Random.__new__
 
+#: R11: the opening choice of each card (every card is one of the twelve, engine.cards)
+_OPENING_OF = {card: Action.opening(card) for card in all_cards()}
+
+#: the value of ``to_act`` while one seat must act, by seat
+_ONE_SEAT = tuple((seat,) for seat in range(MAX_PLAYERS))
+
+#: R3: the deck of each number of copies, in canonical order
+_DECKS: dict[int, tuple[Card, ...]] = {}
+
+
+def _fresh_deck(copies: int) -> list[Card]:
+    deck = _DECKS.get(copies)
+    if deck is None:
+        deck = _DECKS[copies] = tuple(card for card in all_cards() for _ in range(copies))
+    return list(deck)
+
 
 class Match:
-    """One game of Gift of Tulips for 2 to 6 seats, numbered from 0."""
+    """One game of Gift of Tulips for 2 to 6 seats, numbered from 0.
+
+    Besides its methods, a match shows a few plain attributes, to be read and
+    never written: ``players``, ``seed``, ``first_seat``, ``ruleset``,
+    ``dealt``, and the two a player loop reads before every action, kept
+    up to date by :meth:`apply` (plain attributes, not properties, because a
+    property costs a Python call, twice per action of a bot's playout):
+
+    * ``to_act`` — the seats that must act now: every undecided seat during
+      the opening, the active seat during a turn, nobody once the game is over;
+    * ``is_over`` — True once the game has ended (R18).
+    """
 
     __slots__ = (
         "_active",
         "_bouquets",
+        "_dealt",
         "_deck",
         "_drawn",
         "_festival",
@@ -121,9 +182,11 @@ class Match:
         "_keeping",
         "_legal",
         "_legal_table",
+        "_mask",
         "_openings",
         "_phase",
         "_placed_secret",
+        "_quiet",
         "_ranking",
         "_removed",
         "_revealed",
@@ -136,15 +199,25 @@ class Match:
         "_used",
         "dealt",
         "first_seat",
+        "is_over",
         "players",
         "ruleset",
         "seed",
+        "to_act",
     )
 
     # -- construction ---------------------------------------------------------------
 
-    def __init__(self, ruleset: Ruleset, players: int, seed: int, first_seat: int) -> None:
-        """Use :meth:`new`, :meth:`from_deal` or :meth:`assemble`; this sets up an empty table."""
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        players: int,
+        seed: int,
+        first_seat: int,
+        rng: random.Random | None = None,
+    ) -> None:
+        """Use :meth:`new`, :meth:`from_deal` or :meth:`assemble`; this sets up an
+        empty table, whose generator is ``rng`` or else ``random.Random(seed)``."""
         ruleset.check_players(players)
         if not 0 <= first_seat < players:
             raise RulesetError("first_seat", f"must be a seat from 0 to {players - 1}")
@@ -155,8 +228,8 @@ class Match:
         #: True for a match built by :meth:`from_deal` or :meth:`assemble`, which its
         #: seed cannot rebuild
         self.dealt = False
-        self._rng = random.Random(seed)
-        self._phase = Phase.OPENING
+        self._rng = generator(seed) if rng is None else rng
+        self._phase = _OPENING
         self._deck: list[Card] = []
         self._removed: list[Card] = []
         self._festival: list[Card] = []
@@ -164,8 +237,11 @@ class Match:
         self._ranking: list[Colour] = []
         self._secret: list[SecretCard] = []
         #: by seat, every card that seat put face down, revealed or not (R25)
-        self._placed_secret: list[list[Card]] = [[] for _ in range(players)]
-        self._bouquets: list[list[Card]] = [[] for _ in range(players)]
+        self._placed_secret: list[list[Card]] = []
+        self._bouquets: list[list[Card]] = []
+        for _ in range(players):  # a loop, not a comprehension: no call in Python 3.11
+            self._placed_secret.append([])
+            self._bouquets.append([])
         self._keeping = [0] * players
         self._giving = [0] * players
         self._hands: list[tuple[Card, ...] | None] = [None] * players
@@ -174,12 +250,21 @@ class Match:
         self._turn = 0
         self._drawn: Card | None = None
         self._used: TurnAction | None = None
+        #: during a turn, the active seat's legal actions and the mask of their bits;
+        #: () and 0 otherwise, so that :meth:`refusal`'s fast test fails
         self._legal: tuple[Action, ...] = ()
-        self._legal_table = _LEGAL[players]
+        self._mask = 0
+        self._legal_table = _TURN_TABLE[players]
+        self.to_act: tuple[int, ...] = tuple(range(players))
+        self.is_over = False
         self._revealed: list[Card] = []
         self._scoring: FinalScoring | None = None
         self._history: list[tuple[int, Action]] = []
         self._setup_events: tuple[Event, ...] = ()
+        #: by seat, the two cards dealt (R11), kept apart from the events handed out
+        self._dealt: tuple[tuple[Card, ...], ...] = ()
+        #: True only while :meth:`apply_quiet` plays through :meth:`apply`
+        self._quiet = False
 
     @classmethod
     def new(
@@ -194,11 +279,13 @@ class Match:
         ``first_seat`` is the host's pick of the first player; ``None`` lets
         chance decide (R12).
         """
-        ruleset.check_players(players)
-        rng = random.Random(seed)
-        deck = [card for card in all_cards() for _ in range(ruleset.copies_for(players))]
-        rng.shuffle(deck)
-        removed = [deck.pop() for _ in range(ruleset.removed[players])]  # R4
+        copies = ruleset.copies_for(players)  # checks the player count first (R5)
+        rng = generator(seed)
+        deck = _fresh_deck(copies)
+        shuffle(rng, deck)
+        count = ruleset.removed[players]  # R4: the top cards, top first
+        removed = deck[: -count - 1 : -1]
+        del deck[len(deck) - count :]
         first = deck.pop()  # R10: turn over until two colours have appeared
         turned: list[Card] = []
         second = deck.pop()
@@ -206,14 +293,15 @@ class Match:
             turned.append(second)
             second = deck.pop()
         deck.extend(turned)
-        rng.shuffle(deck)
-        hands = [(deck.pop(), deck.pop()) for _ in range(players)]
+        shuffle(rng, deck)
+        hands = []
+        for _ in range(players):  # R11: two cards each
+            hands.append((deck.pop(), deck.pop()))
         # R12: drawn even when the host picks, so a replay's generator stays in step.
-        chance_seat = rng.randrange(players)
+        chance_seat = randbelow(rng, players)
         if first_seat is None:
             first_seat = chance_seat
-        match = cls(ruleset, players, seed, first_seat)
-        match._rng = rng
+        match = cls(ruleset, players, seed, first_seat, rng)
         match._lay_table(deck, removed, (first, second), hands)
         return match
 
@@ -334,18 +422,19 @@ class Match:
             placed[entry.owner].append(entry.card)
         match._deck = list(reversed(deck))
         match._removed = list(removed)
-        if phase is Phase.OPENING:
+        if phase is _OPENING:
             match._assemble_opening(hands, turn, active, used, drawn)
-        elif phase is Phase.TURN:
+        elif phase is _TURN:
             match._assemble_turn(hands, turn, active, used, drawn)
         else:
             raise RulesetError("phase", "a match is assembled before its end: OPENING or TURN")
         events: list[Event] = [
             FestivalStarted(tuple(festival[:2]), tuple(c.colour for c in festival[:2]), first_seat)
         ]
-        events.extend(CardsDealt(seat, tuple(hand)) for seat, hand in enumerate(hands))
+        match._dealt = tuple(tuple(hand) for hand in hands)
+        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(match._dealt))
         match._setup_events = tuple(events)
-        match._check_copies(hands if phase is Phase.OPENING else ())
+        match._check_copies(hands if phase is _OPENING else ())
         return match
 
     def _lay_festival(self, festival: Sequence[Card], ranking: Sequence[Colour]) -> None:
@@ -384,6 +473,7 @@ class Match:
             tuple(hand) if choice is None else None
             for hand, choice in zip(hands, self._openings, strict=True)
         ]
+        self.to_act = tuple(s for s, hand in enumerate(self._hands) if hand is not None)
 
     def _assemble_turn(
         self,
@@ -412,8 +502,9 @@ class Match:
             if not self._bouquets[seat] or self._bouquets[seat][0] != bouquet_card:
                 raise RulesetError("bouquets", f"seat {seat}'s bouquet starts with its opening")
         self._active = active
+        self.to_act = (active,)
         self._used = used
-        self._legal = self._legal_table[used][active]
+        self._legal, self._mask = self._legal_table[used][active]
         self._drawn = drawn
 
     def _check_copies(self, hands: Sequence[Sequence[Card]]) -> None:
@@ -453,8 +544,10 @@ class Match:
             self._totals[card.colour] += card.value
             self._ranking.append(card.colour)
         self._hands = list(hands)
+        self._dealt = tuple(hands)
         events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
-        events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(hands))
+        for seat, hand in enumerate(hands):
+            events.append(CardsDealt(seat, hand))
         self._setup_events = tuple(events)
 
     def clone(self) -> Match:
@@ -468,14 +561,15 @@ class Match:
         other._rng = rng = _new_random(random.Random)
         rng.setstate(self._rng.getstate())
         other._phase = self._phase
+        other.is_over = self.is_over
         other._deck = self._deck.copy()
         other._removed = self._removed.copy()
         other._festival = self._festival.copy()
         other._totals = self._totals.copy()
         other._ranking = self._ranking.copy()
         other._secret = self._secret.copy()
-        other._placed_secret = [p.copy() for p in self._placed_secret]
-        other._bouquets = [b.copy() for b in self._bouquets]
+        other._placed_secret = list(map(list.copy, self._placed_secret))
+        other._bouquets = list(map(list.copy, self._bouquets))
         other._keeping = self._keeping.copy()
         other._giving = self._giving.copy()
         other._hands = self._hands.copy()
@@ -485,11 +579,15 @@ class Match:
         other._drawn = self._drawn
         other._used = self._used
         other._legal = self._legal
+        other._mask = self._mask
         other._legal_table = self._legal_table
+        other.to_act = self.to_act
         other._revealed = self._revealed.copy()
         other._scoring = self._scoring
         other._history = self._history.copy()
         other._setup_events = self._setup_events
+        other._dealt = self._dealt
+        other._quiet = False
         return other
 
     # -- reading the state (public parts; the observation module reads the rest) ------
@@ -498,21 +596,6 @@ class Match:
     def phase(self) -> Phase:
         """The current phase."""
         return self._phase
-
-    @property
-    def to_act(self) -> tuple[int, ...]:
-        """The seats that must act now: every undecided seat during the opening,
-        the active seat during a turn, nobody once the game is over."""
-        if self._phase is Phase.TURN:
-            return (self._active,)
-        if self._phase is Phase.OPENING:
-            return tuple(s for s, hand in enumerate(self._hands) if hand is not None)
-        return ()
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended (R18)."""
-        return self._phase is Phase.OVER
 
     @property
     def scoring(self) -> FinalScoring | None:
@@ -537,26 +620,33 @@ class Match:
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Everything ``seat`` may do now; empty if it need not act."""
-        if self._phase is Phase.TURN:
-            return self._legal if seat == self._active else ()
-        if self._phase is Phase.OPENING and 0 <= seat < self.players:
+        if seat == self._active and self._legal:  # a turn's active seat (empty otherwise)
+            return self._legal
+        if self._phase is _OPENING and 0 <= seat < self.players:
             hand = self._hands[seat]
             if hand is not None:
-                return tuple(Action.opening(card) for card in dict.fromkeys(hand))
+                first, second = hand
+                if first is second:
+                    return (_OPENING_OF[first],)
+                return (_OPENING_OF[first], _OPENING_OF[second])
         return ()
 
     def refusal(self, seat: int, action: Action) -> IllegalAction | None:
-        """Why ``seat`` may not play ``action`` now, or None if it may."""
+        """Why ``seat`` may not play ``action`` now, or None if it may.
+
+        The one judge of legality: :meth:`apply` and :meth:`apply_quiet` both
+        ask it first. During a turn an action is legal exactly when its bit is
+        in the active seat's mask (R13, R15, R16), which is 0 in every other
+        phase; everything else, and the reason for a refusal, is worked out
+        the long way.
+        """
         if (
-            self._phase is Phase.TURN
+            type(action) is Action
+            and (self._mask >> action.bit) & 1
             and seat == self._active
             and type(seat) is int
-            and type(action) is Action
-            and action.kind in _TURN_KIND_SETS[self._used]
         ):  # the common case, checked first and fast
-            to = action.to_seat
-            if to is None or (type(to) is int and to != seat and 0 <= to < self.players):
-                return None
+            return None
         return self._full_refusal(seat, action)
 
     def _full_refusal(self, seat: int, action: Action) -> IllegalAction | None:
@@ -565,10 +655,10 @@ class Match:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")
         phase = self._phase
-        if phase is Phase.OVER:
+        if phase is _OVER:
             return GameOver(seat, action, "the game is over")
-        if phase is Phase.OPENING:
-            if action.kind is not ActionKind.OPENING:
+        if phase is _OPENING:
+            if action.kind is not _OPENING_KIND:
                 return IllegalAction(
                     seat, action, "every seat first makes its opening choice (R11)"
                 )
@@ -581,14 +671,14 @@ class Match:
             return None
         if seat != self._active:
             return NotYourTurn(seat, action, f"it is seat {self._active}'s turn")
-        if action.kind is ActionKind.OPENING:
+        if action.kind is _OPENING_KIND:
             return IllegalAction(seat, action, "the opening choice is over")
         if action.turn_action is self._used:
             assert self._used is not None
             return ActionAlreadyUsed(
                 seat, action, f"this turn's first card already used {self._used.value} (R13)"
             )
-        if action.kind is ActionKind.GIVE:
+        if action.kind is _GIVE_KIND:
             to = action.to_seat
             if isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < self.players:
                 return UnknownSeat(seat, action, f"seats go from 0 to {self.players - 1}")
@@ -607,119 +697,172 @@ class Match:
         refusal = self.refusal(seat, action)
         if refusal is not None:
             raise refusal
+        # One body for both paths: apply_quiet plays through here with _quiet set,
+        # and then no event is made (events is None).
+        events: list[Event] | None = None if self._quiet else []
         self._history.append((seat, action))
-        if self._phase is Phase.OPENING:
-            assert action.secret is not None
-            return self._apply_opening(seat, action.secret)
-        return self._apply_turn(seat, action)
+        if self._phase is _OPENING:
+            self._play_opening(seat, action, events)
+            return [] if events is None else events
+        card = self._drawn
+        assert card is not None
+        bit = action.bit
+        if bit == _KEEP_BIT:  # R14, R17
+            colour = card.colour
+            ranking = self._ranking
+            points = self.ruleset.bouquet_points[
+                ranking.index(colour) if colour in ranking else UNRANKED  # R7
+            ]
+            self._keeping[seat] += points
+            self._bouquets[seat].append(card)
+            if events is not None:
+                events.append(_card_kept(seat, card, points))
+        elif bit >= _FIRST_GIVE_BIT:  # R15, R17
+            to = action.to_seat
+            assert to is not None
+            colour = card.colour
+            ranking = self._ranking
+            points = (
+                card.value
+                + self.ruleset.giving_bonus[
+                    ranking.index(colour) if colour in ranking else UNRANKED  # R7
+                ]
+            )
+            self._giving[seat] += points
+            self._bouquets[to].append(card)
+            if events is not None:
+                events.append(_card_given(seat, to, card, points))
+        elif bit == _UP_BIT:  # R16, R8
+            self._add_to_festival(card)
+            if events is not None:
+                events.append(_card_added_face_up(seat, card, tuple(self._ranking)))
+        else:  # R16: face down
+            self._secret.append(_secret_card(seat, card))
+            self._placed_secret[seat].append(card)
+            if events is not None:
+                events.append(_card_added_secret(seat, card, len(self._secret)))
+        deck = self._deck
+        if self._used is None and deck:  # R13: the second card
+            used = self._used = action.turn_action
+            self._legal, self._mask = self._legal_table[used][seat]
+            card = self._drawn = deck.pop()
+            if events is not None:
+                events.append(_card_drawn(seat, card, len(deck)))
+        elif deck:  # the next seat's turn: _start_turn, inline on this hot path
+            seat = self._active = (seat + 1) % self.players
+            self.to_act = _ONE_SEAT[seat]
+            self._used = None
+            self._legal, self._mask = self._legal_table[None][seat]
+            turn = self._turn = self._turn + 1
+            card = self._drawn = deck.pop()
+            if events is not None:
+                events.append(_turn_started(seat, turn))
+                events.append(_card_drawn(seat, card, len(deck)))
+        else:  # R18: a turn ended and the deck is empty
+            self._drawn = None
+            self._end_game(events)
+        return [] if events is None else events
 
-    def _apply_opening(self, seat: int, secret: Card) -> list[Event]:
+    def apply_quiet(self, seat: int, action: Action) -> None:
+        """:meth:`apply` without making its events, for a bot's search.
+
+        It *is* :meth:`apply`, run with a flag that skips making the event
+        objects: the same judge (:meth:`refusal`), the same raise on refusal,
+        and the same state afterwards.
+        """
+        self._quiet = True
+        try:
+            self.apply(seat, action)
+        finally:
+            self._quiet = False
+
+    def _play_opening(self, seat: int, action: Action, events: list[Event] | None) -> None:
+        secret = action.secret
         hand = self._hands[seat]
-        assert hand is not None
-        bouquet = hand[1] if hand[0] == secret else hand[0]
+        assert hand is not None and secret is not None
+        bouquet = hand[1] if hand[0] is secret else hand[0]
         self._hands[seat] = None
-        self._openings[seat] = Action.opening(secret)
-        events: list[Event] = [OpeningChosen(seat, bouquet, secret)]
-        if any(hand is not None for hand in self._hands):
-            return events
+        self._openings[seat] = action
+        waiting = self.to_act
+        i = waiting.index(seat)
+        self.to_act = waiting[:i] + waiting[i + 1 :]
+        if events is not None:
+            events.append(_opening_chosen(seat, bouquet, secret))
+        if self.to_act:
+            return
         # R11: choices are revealed when every seat has chosen.
         placed = []
         for owner, choice in enumerate(self._openings):
             assert choice is not None and choice.secret is not None
-            dealt = self._setup_hand(owner)
+            dealt = self._dealt[owner]
             card = dealt[1] if dealt[0] == choice.secret else dealt[0]
             self._bouquets[owner].append(card)
-            self._secret.append(SecretCard(owner, choice.secret))
+            self._secret.append(_secret_card(owner, choice.secret))
             self._placed_secret[owner].append(choice.secret)
             placed.append(card)
-        events.append(OpeningRevealed(tuple(placed), len(self._secret)))
-        self._phase = Phase.TURN
+        if events is not None:
+            events.append(OpeningRevealed(tuple(placed), len(self._secret)))
+        self._phase = _TURN
         self._start_turn(self.first_seat, events)
-        return events
 
     def _setup_hand(self, seat: int) -> tuple[Card, ...]:
-        dealt = self._setup_events[1 + seat]
-        assert isinstance(dealt, CardsDealt) and dealt.cards is not None
-        return dealt.cards
+        return self._dealt[seat]
 
-    def _apply_turn(self, seat: int, action: Action) -> list[Event]:
-        card = self._drawn
-        assert card is not None
-        kind = action.kind
-        events: list[Event]
-        if kind is ActionKind.KEEP:  # R14, R17
-            points = action_points(self.ruleset, self._ranking, card, action)
-            self._keeping[seat] += points
-            self._bouquets[seat].append(card)
-            events = [CardKept(seat, card, points)]
-        elif kind is ActionKind.GIVE:  # R15, R17
-            to = action.to_seat
-            assert to is not None
-            points = action_points(self.ruleset, self._ranking, card, action)
-            self._giving[seat] += points
-            self._bouquets[to].append(card)
-            events = [CardGiven(seat, to, card, points)]
-        elif kind is ActionKind.ADD_FACE_UP:  # R16, R8
-            self._add_to_festival(card)
-            events = [CardAddedFaceUp(seat, card, tuple(self._ranking))]
-        else:  # R16: face down
-            self._secret.append(SecretCard(seat, card))
-            self._placed_secret[seat].append(card)
-            events = [CardAddedSecret(seat, card, len(self._secret))]
-        self._drawn = None
-        deck = self._deck
-        if self._used is None and deck:  # R13: the second card
-            self._used = used = action.turn_action
-            self._legal = self._legal_table[used][seat]
-            self._drawn = card = deck.pop()
-            events.append(CardDrawn(seat, card, len(deck)))
-        elif deck:
-            self._start_turn((seat + 1) % self.players, events)
-        else:  # R18: a turn ended and the deck is empty
-            self._end_game(events)
-        return events
-
-    def _start_turn(self, seat: int, events: list[Event]) -> None:
+    def _start_turn(self, seat: int, events: list[Event] | None) -> None:
+        """The first turn (R12, R13); apply starts every later one inline, the same way."""
         self._active = seat
+        self.to_act = _ONE_SEAT[seat]
         self._used = None
-        self._legal = self._legal_table[None][seat]
+        self._legal, self._mask = self._legal_table[None][seat]
         self._turn += 1
-        self._drawn = card = self._deck.pop()
-        events.append(TurnStarted(seat, self._turn))
-        events.append(CardDrawn(seat, card, len(self._deck)))
+        card = self._drawn = self._deck.pop()
+        if events is not None:
+            events.append(_turn_started(seat, self._turn))
+            events.append(_card_drawn(seat, card, len(self._deck)))
 
     def _add_to_festival(self, card: Card) -> None:
         """R8: the colour's total rises; it goes above every colour it now ties
-        with or passes, and the others keep their relative order."""
+        with or passes, and the others keep their relative order.
+
+        The ranking is always ordered by total, highest first, so the colour
+        only climbs: from its place (or the bottom, if it was unranked) past
+        every colour just above whose total is not higher than its new one.
+        """
         colour = card.colour
         totals = self._totals
         total = totals[colour] = totals[colour] + card.value
         self._festival.append(card)
         ranking = self._ranking
         if colour in ranking:
-            ranking.remove(colour)
-        for i, other in enumerate(ranking):
-            if totals[other] <= total:
-                ranking.insert(i, colour)
-                break
+            i = ranking.index(colour)
         else:
+            i = len(ranking)
             ranking.append(colour)
+        while i and totals[ranking[i - 1]] <= total:
+            ranking[i] = ranking[i - 1]
+            i -= 1
+        ranking[i] = colour
 
-    def _end_game(self, events: list[Event]) -> None:
+    def _end_game(self, events: list[Event] | None) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""
-        self._phase = Phase.OVER
+        self._phase = _OVER
+        self.is_over = True
         self._active = -1
+        self.to_act = ()
         self._used = None
         self._legal = ()
+        self._mask = 0
         pile = self._secret
-        self._rng.shuffle(pile)
+        shuffle(self._rng, pile)
         shown = self.ruleset.reveal_size
         self._secret = pile[shown:]
         for entry in pile[:shown]:
             self._revealed.append(entry.card)
             self._add_to_festival(entry.card)
-            events.append(SecretRevealed(entry.card, tuple(self._ranking)))
+            if events is not None:
+                events.append(_secret_revealed(entry.card, tuple(self._ranking)))
         self._scoring = final_scoring(
             self.ruleset, self._ranking, self._bouquets, self._keeping, self._giving
         )
-        events.append(MatchEnded(self._scoring))
+        if events is not None:
+            events.append(MatchEnded(self._scoring))

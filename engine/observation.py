@@ -20,6 +20,8 @@ from .scoring import FinalScoring, action_points
 
 __all__ = ["Observation", "SeatView", "observe", "project_event", "prompt_choices"]
 
+_TURN = Phase.TURN  # a module global: EnumType.__getattr__ makes Phase.TURN slow (3.11)
+
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
@@ -89,11 +91,11 @@ def observe(match: Match, seat: int | None) -> Observation:
             dealt_cards = m._setup_hand(seat)
             bouquet = dealt_cards[1] if dealt_cards[0] == choice.secret else dealt_cards[0]
             opening = (bouquet, choice.secret)
-        if m._phase is Phase.TURN and m._active == seat:
+        if m._phase is _TURN and m._active == seat:
             drawn = m._drawn
         my_secret = tuple(m._placed_secret[seat])
         legal = m.legal_actions(seat)
-    turn = m._phase is Phase.TURN
+    turn = m._phase is _TURN
     return Observation(
         viewer=seat,
         players=m.players,

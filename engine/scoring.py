@@ -2,16 +2,19 @@
 and the final scoring (R20–R23): majorities per ranked colour, totals, the
 winner and the tie-breaker that decided, as a breakdown a player can read.
 
-:func:`action_points` is the one owner of the immediate points: the match
-scores with it when it applies an action, and a seat's view of the table
-(its observation) prices each legal action with it, for bots and prompts."""
+:func:`action_points` states the immediate points: a seat's view of the table
+(its observation) prices each legal action with it, for bots and prompts.
+The match applies the same two lines inline, on its hottest path (a call
+there cost 4% of a playout); a property test (``test_r14_r17_...`` in
+``tests/engine/test_properties.py``) holds the two to each other for every
+legal action of random matches of every size."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ._values import value_class
 from .actions import Action, ActionKind
 from .cards import COLOURS, Card, Colour
 from .ruleset import MAJORITY_RANKS, RANKS, Ruleset
@@ -32,6 +35,9 @@ UNRANKED = RANKS - 1
 
 
 _INDEX = {colour: i for i, colour in enumerate(COLOURS)}
+# Enum members read from module globals: in Python 3.11, EnumType.__getattr__ makes
+# every ``ActionKind.KEEP`` on a hot path cost a fifth of a microsecond.
+_KEEP, _GIVE = ActionKind.KEEP, ActionKind.GIVE
 
 
 def action_points(
@@ -47,11 +53,11 @@ def action_points(
     (``card`` None).
     """
     kind = action.kind
-    if card is None or (kind is not ActionKind.KEEP and kind is not ActionKind.GIVE):
+    if card is None or (kind is not _KEEP and kind is not _GIVE):
         return 0
     colour = card.colour
     rank = ranking.index(colour) if colour in ranking else UNRANKED  # R7
-    if kind is ActionKind.KEEP:
+    if kind is _KEEP:
         return ruleset.bouquet_points[rank]
     return ruleset.giving_bonus[rank] + card.value
 
@@ -64,7 +70,7 @@ class TieBreak(enum.Enum):
     SHARED = "shared"  #: tied on points and tulips; the victory is shared
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class MajorityPlace:
     """One seat's standing for a colour's majority (R20–R21)."""
 
@@ -75,7 +81,7 @@ class MajorityPlace:
     points: int
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class MajorityResult:
     """How one ranked colour's majorities were scored."""
 
@@ -84,7 +90,7 @@ class MajorityResult:
     places: tuple[MajorityPlace, ...]  #: only seats that scored
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PlayerScore:
     """One seat's final points, split the way the rules earn them."""
 
@@ -105,7 +111,7 @@ class PlayerScore:
         return self.keeping + self.giving + self.majority_total
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class FinalScoring:
     """The whole end-of-game breakdown."""
 
@@ -115,44 +121,6 @@ class FinalScoring:
     decided_by: TieBreak
 
 
-def _tally(bouquets: Sequence[Sequence[Card]]) -> list[list[tuple[int, int]]]:
-    """Per seat, per colour (in :data:`COLOURS` order): (cards, total value)."""
-    tally = []
-    for bouquet in bouquets:
-        counts = [0, 0, 0, 0]
-        values = [0, 0, 0, 0]
-        for card in bouquet:
-            i = _INDEX[card.colour]
-            counts[i] += 1
-            values[i] += card.value
-        tally.append(list(zip(counts, values, strict=True)))
-    return tally
-
-
-def majority_result(
-    ruleset: Ruleset, rank: int, colour: Colour, tally: Sequence[Sequence[tuple[int, int]]]
-) -> MajorityResult:
-    """Score one ranked colour's majorities (R20–R22) from :func:`_tally`."""
-    places = ruleset.majority_places[len(tally)]
-    i = _INDEX[colour]
-    standings = sorted(
-        ((seat_tally[i], seat) for seat, seat_tally in enumerate(tally) if seat_tally[i][0]),
-        key=lambda s: (-s[0][0], -s[0][1], s[1]),
-    )  # R22: a seat with no card of the colour is not in the standings
-    scored: list[MajorityPlace] = []
-    place = -1
-    previous = None
-    for key, seat in standings:
-        if key != previous:  # R21: a tie shares a place; the next takes the next
-            place += 1
-            previous = key
-        if place >= places:
-            break
-        points = ruleset.majority_points[rank][place]
-        scored.append(MajorityPlace(seat, key[0], key[1], place, points))
-    return MajorityResult(colour, rank, tuple(scored))
-
-
 def final_scoring(
     ruleset: Ruleset,
     ranking: Sequence[Colour],
@@ -160,38 +128,75 @@ def final_scoring(
     keeping: Sequence[int],
     giving: Sequence[int],
 ) -> FinalScoring:
-    """Score the end of the game from the final ranking (after the reveal)."""
-    tally = _tally(bouquets)
-    results = tuple(
-        majority_result(ruleset, rank, colour, tally)
-        for rank, colour in enumerate(ranking[:MAJORITY_RANKS])  # R20: 4th and unranked score none
-    )
-    per_seat = [[0, 0, 0, 0] for _ in bouquets]
-    for result in results:
-        for place in result.places:
-            per_seat[place.seat][_INDEX[result.colour]] += place.points
-    scores = tuple(
-        PlayerScore(
-            seat=seat,
-            keeping=keeping[seat],
-            giving=giving[seat],
-            majorities=tuple(zip(COLOURS, per_seat[seat], strict=True)),
-            tulips=len(bouquets[seat]),
-        )
-        for seat in range(len(bouquets))
-    )
-    winners, decided_by = _winners(scores)
-    return FinalScoring(scores, results, winners, decided_by)
+    """Score the end of the game from the final ranking (after the reveal).
+
+    Written as plain loops, not comprehensions: it runs once per playout of
+    a bot's search, and each comprehension is a call in Python 3.11.
+    """
+    places = ruleset.majority_places[len(bouquets)]
+    majority_points = ruleset.majority_points
+    index = _INDEX
+    tallies = []  # per seat: how many cards of each colour, and their total value
+    won = []  # per seat, the majority points of each colour
+    for bouquet in bouquets:
+        counts = [0, 0, 0, 0]  # in COLOURS order
+        values = [0, 0, 0, 0]
+        for card in bouquet:
+            i = index[card.colour]
+            counts[i] += 1
+            values[i] += card.value
+        tallies.append((counts, values))
+        won.append([0, 0, 0, 0])
+    results = []
+    for rank, colour in enumerate(ranking[:MAJORITY_RANKS]):  # R20: 4th and unranked none
+        i = index[colour]
+        # most cards first, then the higher value (R21), then seat order; a seat
+        # with no card of the colour is not in the standings (R22)
+        standings = []
+        for seat, (counts, values) in enumerate(tallies):
+            if counts[i]:
+                standings.append((-counts[i], -values[i], seat))
+        standings.sort()
+        points = majority_points[rank]
+        scored = []
+        place = -1
+        last_cards = last_value = 0
+        for minus_cards, minus_value, seat in standings:
+            if minus_cards != last_cards or minus_value != last_value:  # R21: ties share
+                place += 1
+                if place >= places:
+                    break
+                last_cards = minus_cards
+                last_value = minus_value
+            earned = points[place]
+            won[seat][i] += earned
+            scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, earned))
+        results.append(MajorityResult(colour, rank, tuple(scored)))
+    c0, c1, c2, c3 = COLOURS
+    scores = []
+    totals = []
+    tulips = []
+    for seat, w in enumerate(won):
+        kept, given, cards = keeping[seat], giving[seat], len(bouquets[seat])
+        majorities = ((c0, w[0]), (c1, w[1]), (c2, w[2]), (c3, w[3]))
+        scores.append(PlayerScore(seat, kept, given, majorities, cards))
+        totals.append(kept + given + w[0] + w[1] + w[2] + w[3])
+        tulips.append(cards)
+    winners, decided_by = _winners(totals, tulips)
+    return FinalScoring(tuple(scores), tuple(results), winners, decided_by)
 
 
-def _winners(scores: Sequence[PlayerScore]) -> tuple[tuple[int, ...], TieBreak]:
+_POINTS, _TULIPS, _SHARED = TieBreak.POINTS, TieBreak.TULIPS, TieBreak.SHARED
+
+
+def _winners(totals: Sequence[int], tulips: Sequence[int]) -> tuple[tuple[int, ...], TieBreak]:
     """R23: most points; then most tulips; then a shared victory."""
-    best = max(s.total for s in scores)
-    leaders = [s for s in scores if s.total == best]
+    best = max(totals)
+    leaders = [seat for seat, total in enumerate(totals) if total == best]
     if len(leaders) == 1:
-        return (leaders[0].seat,), TieBreak.POINTS
-    most = max(s.tulips for s in leaders)
-    leaders = [s for s in leaders if s.tulips == most]
+        return (leaders[0],), _POINTS
+    most = max(tulips[seat] for seat in leaders)
+    leaders = [seat for seat in leaders if tulips[seat] == most]
     if len(leaders) == 1:
-        return (leaders[0].seat,), TieBreak.TULIPS
-    return tuple(s.seat for s in leaders), TieBreak.SHARED
+        return (leaders[0],), _TULIPS
+    return tuple(leaders), _SHARED

@@ -41,13 +41,16 @@ from ..ruleset import HAND_SIZE
 
 __all__ = ["Determiniser", "determinise", "unseen_cards"]
 
+# module globals: EnumType.__getattr__ makes Phase.OPENING slow on a hot path (3.11)
+_OPENING, _OVER = Phase.OPENING, Phase.OVER
+
 
 def _seen_cards(observation: Observation) -> list[Card]:
     """Every card the viewer knows the place of, each copy once."""
     seen = list(observation.festival)
     for view in observation.seats:
         seen.extend(view.bouquet)
-    if observation.phase is Phase.OPENING:
+    if observation.phase is _OPENING:
         seen.extend(observation.hand or observation.opening)  # not yet placed (R11)
     else:
         seen.extend(observation.my_secret)
@@ -83,7 +86,7 @@ class Determiniser:
     )
 
     def __init__(self, observation: Observation) -> None:
-        if observation.phase is Phase.OVER:
+        if observation.phase is _OVER:
             raise ValueError("the game is over: there is nothing left to determinise")
         self._observation = obs = observation
         self._unseen = unseen_cards(obs)
@@ -94,7 +97,7 @@ class Determiniser:
         self._viewer_hand = obs.hand or obs.opening
         self._others_secret = 0
         self._bouquet_cards: tuple[Card, ...] = ()
-        if obs.phase is Phase.OPENING:
+        if obs.phase is _OPENING:
             hidden = HAND_SIZE * len(self._others)
         else:
             self._others_secret = obs.secret_count - len(obs.my_secret)
@@ -128,7 +131,7 @@ class Determiniser:
             hands[obs.viewer] = self._viewer_hand
         secret: list[SecretCard] = []
         drawn = None
-        if obs.phase is Phase.OPENING:
+        if obs.phase is _OPENING:
             self._deal_openings(hands, openings, cards, rng)
         else:
             drawn = self._deal_turn(hands, openings, secret, cards, rng)

@@ -29,6 +29,9 @@ __all__ = [
     "standing",
 ]
 
+# module globals: EnumType.__getattr__ makes ActionKind.OPENING slow on a hot path (3.11)
+_OPENING, _ADD_SECRET = ActionKind.OPENING, ActionKind.ADD_SECRET
+
 Policy = Callable[[Observation, random.Random], Action]
 
 
@@ -45,7 +48,7 @@ def greedy_policy(observation: Observation, rng: random.Random) -> Action:
     nothing else scores more.
     """
     legal = observation.legal_actions
-    if legal[0].kind is ActionKind.OPENING:
+    if legal[0].kind is _OPENING:
         cards = [a.secret for a in legal if a.secret is not None]
         lowest = min(cards, key=lambda c: c.value)
         return next(a for a in legal if a.secret is lowest)
@@ -98,7 +101,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
     if len(legal) == 1 or seat is None:
         return legal[0]
     after: dict[Action, float] = {}
-    if legal[0].kind is ActionKind.OPENING:  # R11: the card not hidden joins the bouquet
+    if legal[0].kind is _OPENING:  # R11: the card not hidden joins the bouquet
         first, second = observation.hand
         for action in legal:
             kept = second if action.secret is first else first
@@ -106,7 +109,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
     else:
         world = Determiniser(observation).sample(rng)
         for action in legal:
-            if action.kind is not ActionKind.ADD_SECRET:
+            if action.kind is not _ADD_SECRET:
                 match = world.clone()
                 match.apply(seat, action)
                 after[action] = standing(observe(match, seat), seat)

@@ -140,9 +140,11 @@ class HardPolicy:
 
     def __call__(self, observation: Observation, rng: random.Random) -> Action:
         """Search and return the chosen action."""
-        return search(
-            observation, rng, budget_ms=self.budget_ms, simulations=self.simulations
-        ).action
+        return self.search(observation, rng).action
+
+    def search(self, observation: Observation, rng: random.Random) -> SearchResult:
+        """Search, and return all it found (:func:`search` with this bot's bounds)."""
+        return search(observation, rng, budget_ms=self.budget_ms, simulations=self.simulations)
 
 
 def hard_policy(

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..bots.policies import BOTS, bot_policy
-from ..bots.search import DEFAULT_BUDGET_MS
+from ..bots.search import DEFAULT_BUDGET_MS, HardPolicy
 from ..match import Match
 from ..observation import observe
 from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, Ruleset, RulesetError, load_ruleset
@@ -67,6 +67,9 @@ class MatchResult:
     totals: tuple[int, ...]  #: final points by seat
     winners: tuple[int, ...]
     think: tuple[tuple[float, int, float], ...]  #: by seat: seconds, decisions, slowest
+    #: by seat: decisions a search made (more than one legal action), and the
+    #: simulations (sampled deals) those searches ran; zeros for bots that do not search
+    searched: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +91,24 @@ def play_match(job: _Job) -> MatchResult:
     spent = [0.0] * players
     slowest = [0.0] * players
     decisions = [0] * players
+    searches = [0] * players
+    simulations = [0] * players
     clock = time.perf_counter
     while not match.is_over:
         seat = match.to_act[0]
         observation = observe(match, seat)
+        policy = policies[seat]
         start = clock()
-        action = policies[seat](observation, rngs[seat])
-        took = clock() - start
+        if isinstance(policy, HardPolicy):  # the same decision, with what the search did
+            result = policy.search(observation, rngs[seat])
+            took = clock() - start
+            action = result.action
+            if result.simulations:  # 0: a single legal action, nothing to search
+                searches[seat] += 1
+                simulations[seat] += result.simulations
+        else:
+            action = policy(observation, rngs[seat])
+            took = clock() - start
         spent[seat] += took
         slowest[seat] = max(slowest[seat], took)
         decisions[seat] += 1
@@ -106,6 +120,7 @@ def play_match(job: _Job) -> MatchResult:
         tuple(player.total for player in scoring.players),
         scoring.winners,
         tuple(zip(spent, decisions, slowest, strict=True)),
+        tuple(zip(searches, simulations, strict=True)),
     )
 
 
@@ -131,6 +146,13 @@ class StrategyStats:
     think_seconds: float = 0.0
     decisions: int = 0
     slowest: float = 0.0
+    searches: int = 0  #: decisions that ran a search (hard bots only)
+    simulations: int = 0  #: sampled deals those searches tried
+
+    @property
+    def simulations_per_search(self) -> float:
+        """Mean sampled deals per searched decision; 0 for bots that do not search."""
+        return self.simulations / self.searches if self.searches else 0.0
 
 
 @dataclass(slots=True)
@@ -153,6 +175,9 @@ class ArenaResult:
             stats.think_seconds += seconds
             stats.decisions += decisions
             stats.slowest = max(stats.slowest, slowest)
+            searches, simulations = result.searched[seat]
+            stats.searches += searches
+            stats.simulations += simulations
 
     def share(self, name: str) -> float:
         """The fraction of matches won by a seat of this strategy."""
@@ -228,7 +253,7 @@ def format_table(result: ArenaResult) -> str:
     lines = [
         f"{n} matches, {result.players} players; fair share per seat {fair:.1%}",
         "strategy  seats  wins    win share (95% CI)       per seat (95% CI)        "
-        "mean pts  ms/decision (max)",
+        "mean pts  ms/decision (max)  sims/search",
     ]
     for stats in result.stats.values():
         low, high = wilson_interval(stats.wins, n)
@@ -240,7 +265,8 @@ def format_table(result: ArenaResult) -> str:
             f"{stats.name:<8}  {k:>5}  {stats.wins:>6.1f}  "
             f"{share:>6.1%} [{low:>6.1%}, {high:>6.1%}]  "
             f"{share / k:>6.1%} [{low / k:>6.1%}, {high / k:>6.1%}]  "
-            f"{mean_points:>8.1f}  {think:>7.1f} ({1000 * stats.slowest:.0f})"
+            f"{mean_points:>8.1f}  {f'{think:.1f} ({1000 * stats.slowest:.0f})':>17}  "
+            + (f"{stats.simulations_per_search:>11.0f}" if stats.searches else f"{'-':>11}")
         )
     return "\n".join(lines)
 

@@ -1,66 +1,151 @@
-"""``python -m engine.tools.bench``: random playouts per second, per player count.
+"""``python -m engine.tools.bench``: random playouts per CPU second, per player count.
 
 Plays whole matches through the public API only (``legal_actions`` and
-``apply``; no observations), in this one process, so the figure is for one
-core. The target (issue 2) is at least 3,000 four-player playouts a second.
+``apply``, which builds every event; no observations), one core, timed in
+CPU seconds of this process (:func:`time.process_time`), so that other work
+on a shared machine does not count, and reports the best tenth of a second
+of each run (:func:`~engine.tools.playouts.playouts_per_cpu_second` says
+why). The loop is :mod:`engine.tools.playouts`.
+
+``--compare REV`` measures another git revision side by side with this
+working tree: it checks REV out in a temporary ``git worktree``, runs the same
+loop (this tree's :mod:`engine.tools.playouts`) in fresh interpreters with
+``PYTHONPATH`` at REV and at this tree in turn, alternating which goes first
+round by round so that changes in the machine's load fall on both alike,
+prints both medians and their ratio, and removes the worktree.
+
+Example::
+
+    python -m engine.tools.bench --compare ef266fd --rounds 5
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
-import time
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 
-from ..match import Match
 from ..ruleset import PLAYER_COUNTS
+from . import playouts
+from .playouts import playout, playouts_per_cpu_second
 
-__all__ = ["main", "playouts_per_second"]
+__all__ = ["compare", "main", "measure_at"]
 
-
-def playout(players: int, seed: int, rng: random.Random) -> Match:
-    """Play one match with uniformly random legal actions."""
-    match = Match.new(players, seed)
-    random_ = rng.random
-    while not match.is_over:
-        seat = match.to_act[0]
-        legal = match.legal_actions(seat)
-        match.apply(seat, legal[int(random_() * len(legal))])
-    return match
+#: The root of this working tree: the folder that holds the ``engine`` package.
+ROOT = Path(__file__).resolve().parents[2]
+#: The loop both sides of a comparison run, always this tree's copy.
+LOOP = Path(playouts.__file__).resolve()
 
 
-def playouts_per_second(players: int, seconds: float, repeats: int = 3) -> float:
-    """The best rate over ``repeats`` runs of about ``seconds`` each."""
-    rng = random.Random(players)
-    best = 0.0
-    seed = 0
-    for _ in range(repeats):
-        count = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            playout(players, seed, rng)
-            seed += 1
-            count += 1
-            if count % 50 == 0 and time.perf_counter() >= deadline:
-                break
-        best = max(best, count / (time.perf_counter() - start))
-    return best
+def measure_at(root: Path, players: int, seconds: float) -> float:
+    """Playouts per CPU second of the engine under ``root``, in a fresh interpreter."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    # -P: the script's own folder does not go on sys.path, so ``engine`` is root's
+    done = subprocess.run(
+        [sys.executable, "-P", str(LOOP), str(players), str(seconds)],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the benchmark failed under {root}:\n{done.stderr.strip()}")
+    return float(done.stdout.split()[-1])
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def compare(
+    rev: str, players: Sequence[int], seconds: float, rounds: int
+) -> dict[int, tuple[list[float], list[float]]]:
+    """For each player count, the rates of ``rev`` and of this tree, round by round."""
+    try:
+        commit = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except RuntimeError:
+        raise RuntimeError(f"{rev!r} is not a commit of {ROOT}") from None
+    results: dict[int, tuple[list[float], list[float]]] = {n: ([], []) for n in players}
+    with tempfile.TemporaryDirectory(prefix="tulips-bench-") as tmp:
+        other = Path(tmp) / "rev"
+        _git("worktree", "add", "--detach", "--quiet", str(other), commit)
+        try:
+            for n in players:
+                base, here = results[n]
+                for round_ in range(rounds):
+                    sides = [(other, base), (ROOT, here)]
+                    if round_ % 2:
+                        sides.reverse()
+                    for root, rates in sides:
+                        rates.append(measure_at(root, n, seconds))
+        finally:
+            _git("worktree", "remove", "--force", str(other))
+    return results
+
+
+def _print_comparison(
+    rev: str, results: dict[int, tuple[list[float], list[float]]], seconds: float
+) -> None:
+    rounds = len(next(iter(results.values()))[0])
+    print(
+        f"playouts per CPU second (best 0.1 s of each run), median of {rounds} alternating"
+        f" runs of {seconds:g} s; {rev} vs this tree"
+    )
+    print("players  playouts/s at REV  playouts/s here  ratio  (per-round ratios)")
+    for n, (base, here) in results.items():
+        ratio = statistics.median(here) / statistics.median(base)
+        each = ", ".join(f"{h / b:.2f}" for b, h in zip(base, here, strict=True))
+        print(
+            f"{n:>7}  {statistics.median(base):>17,.0f}  {statistics.median(here):>15,.0f}"
+            f"  {ratio:>4.2f}x  ({each})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print playouts per second for each player count."""
-    parser = argparse.ArgumentParser(prog="python -m engine.tools.bench", description=__doc__)
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of one run")
+    """Print playouts per CPU second for each player count, or compare with a revision."""
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.tools.bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per count; the best counts")
     parser.add_argument(
-        "--players", type=int, nargs="*", choices=PLAYER_COUNTS, default=list(PLAYER_COUNTS)
+        "--players",
+        type=int,
+        nargs="*",
+        choices=PLAYER_COUNTS,
+        help="player counts (default: all, or 4 with --compare)",
     )
+    parser.add_argument("--compare", metavar="REV", help="a git revision to measure beside")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of --compare")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.repeats < 1:
-        parser.error("--seconds must be positive and --repeats at least 1")
-    print("players  playouts/s  actions/playout")
-    for players in args.players:
-        rate = playouts_per_second(players, args.seconds, args.repeats)
+    if args.seconds <= 0 or args.repeats < 1 or args.rounds < 1:
+        parser.error("--seconds must be positive, --repeats and --rounds at least 1")
+    if args.compare is not None:
+        players = args.players or [4]
+        try:
+            results = compare(args.compare, players, args.seconds, args.rounds)
+        except RuntimeError as exc:
+            print(f"bench: {exc}", file=sys.stderr)
+            return 1
+        _print_comparison(args.compare, results, args.seconds)
+        return 0
+    print("players  playouts/s  actions/playout   (per CPU second)")
+    for players in args.players or PLAYER_COUNTS:
+        rate = max(playouts_per_cpu_second(players, args.seconds) for _ in range(args.repeats))
         actions = len(playout(players, 0, random.Random(0)).history)
         print(f"{players:>7}  {rate:>10,.0f}  {actions:>15}")
     return 0

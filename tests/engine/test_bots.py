@@ -399,8 +399,13 @@ def test_medium_beats_easy_in_an_arena() -> None:
 def test_arena_plays_a_hard_bot_with_a_fixed_search() -> None:
     """A seated hard bot searches; the tally counts every match once."""
     result = run_arena(["hard", "easy"], 4, seed=1, budget_ms=None, simulations=2, workers=1)
-    assert result.stats["hard"].decisions > 0
-    assert result.stats["hard"].wins + result.stats["easy"].wins == pytest.approx(4)
+    hard, easy = result.stats["hard"], result.stats["easy"]
+    assert hard.decisions >= hard.searches > 0
+    assert hard.simulations == 2 * hard.searches and hard.simulations_per_search == 2
+    assert easy.searches == easy.simulations == 0
+    assert hard.wins + easy.wins == pytest.approx(4)
+    assert format_table(result).splitlines()[1].endswith("sims/search")
+    assert format_table(result).splitlines()[2].endswith(" 2")
     with pytest.raises(ValueError, match="unknown bot"):
         run_arena(["hard", "grandmaster"], 1, workers=1)
 
@@ -418,7 +423,9 @@ def test_arena_credits_a_shared_victory_as_a_fraction() -> None:
     result = ArenaResult(3, 1)
     result.stats["a"] = StrategyStats("a", 1)
     result.stats["b"] = StrategyStats("b", 2)
-    idle = (0.0, 0, 0.0)
-    result.add(MatchResult(("a", "b", "b"), (10, 10, 5), (0, 1), (idle, idle, idle)))
+    idle, none = (0.0, 0, 0.0), (0, 0)
+    result.add(
+        MatchResult(("a", "b", "b"), (10, 10, 5), (0, 1), (idle, idle, idle), (none, none, none))
+    )
     assert result.stats["a"].wins == result.stats["b"].wins == 0.5
     assert result.share("a") == 0.5

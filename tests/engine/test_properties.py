@@ -556,3 +556,38 @@ def test_r3_an_action_equal_to_a_legal_one_plays_the_same(
 
     play(data, match, mirror)
     assert snapshot(twin) == snapshot(match)
+
+
+# -- the quiet path: the same rules without the events ------------------------------------------
+
+
+@PROPERTY
+@given(players=player_counts, seed=seeds, data=st.data())
+def test_apply_quiet_reaches_the_same_states_as_apply(
+    players: int, seed: int, data: st.DataObject
+) -> None:
+    """apply_quiet, which builds no events, leaves a twin of the match in exactly
+    the state apply leaves it in, step by step, random generator and final scoring
+    included; and it refuses what apply refuses, with the same error, changing
+    nothing (one refusal() judges both)."""
+    match = new_match(data, players, seed)
+    quiet = match.clone()
+
+    def probe() -> None:
+        if data.draw(st.booleans(), label="probe"):
+            seat, action, expected = data.draw(illegal_proposals(match), label="proposal")
+            before = snapshot(quiet)
+            with pytest.raises(IllegalAction) as caught:
+                quiet.apply_quiet(seat, action)
+            assert type(caught.value) is expected
+            assert snapshot(quiet) == before
+
+    def step(seat: int, action: Action, events: list[Event]) -> None:
+        quiet.apply_quiet(seat, action)
+        assert snapshot(quiet) == snapshot(match), f"after seat {seat} played {action}"
+        probe()
+
+    probe()
+    play(data, match, step)
+    assert quiet.is_over and quiet.scoring == match.scoring
+    assert MatchRecord.of(quiet) == MatchRecord.of(match)
