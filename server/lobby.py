@@ -322,8 +322,10 @@ class Lobby:
         player = peer.player
         if player is not None:
             player.connections.discard(peer)
-        if peer.room is not None:
-            peer.room.detach(peer)
+        room = peer.room
+        if room is not None:
+            room.detach(peer)
+            self._emptied(room)
         if player is not None and not player.connections:
             player.last_seen = time.time()
             if self.storage is not None:
@@ -431,6 +433,7 @@ class Lobby:
         current = peer.room
         if current is not None and current is not room:
             current.leave(self._player(peer))
+            self._emptied(current)
 
     def room_changed(self, room: Room) -> None:
         """Store the room's new state and tell its members and the lobby."""
@@ -534,7 +537,15 @@ class Lobby:
         self._forget_old_rooms()
         return room
 
+    def _emptied(self, room: Room) -> None:
+        """Someone went out of ``room``: a finished match beyond ``keep_finished``
+        that nobody is in any more leaves memory now, not at the next new match."""
+        if room.status is RoomStatus.FINISHED and not room.members:
+            self._forget_old_rooms()
+
     def _forget_old_rooms(self) -> None:
+        """Keep in memory the newest ``keep_finished`` finished matches, and any
+        older one that still has someone in it."""
         finished = [r for r in self.rooms.values() if r.status is RoomStatus.FINISHED]
         finished.sort(key=lambda r: r.created)
         for room in finished[: max(0, len(finished) - self.config.keep_finished)]:
@@ -564,7 +575,9 @@ class Lobby:
 
     def leave(self, peer: Peer, message: wire.Leave) -> Reply:
         """Leave the match: an open seat is freed, a running one goes to a bot."""
-        self._room_of(peer).leave(self._player(peer))
+        room = self._room_of(peer)
+        room.leave(self._player(peer))
+        self._emptied(room)
         return _ok(message)
 
     async def start(self, peer: Peer, message: wire.Start) -> Reply:

@@ -25,7 +25,7 @@ from server.lobby import Lobby
 from server.storage import FILE_NAME
 
 from ..storage.helpers import in_process, read_disk
-from .helpers import RawClient
+from .helpers import RawClient, serve
 
 FRESH = 200
 
@@ -207,3 +207,36 @@ async def test_a_damaged_stored_player_is_an_unknown_token_with_one_log_line(
         assert answer["code"] == "bad_token"
     damaged = [r for r in caplog.records if "stored row is damaged" in r.getMessage()]
     assert len(damaged) == 1 and welcome["player"] in damaged[0].getMessage()
+
+
+async def _watch_bots_finish(url: str, name: str) -> tuple[RawClient, str]:
+    """A host who watches an all-bot match to its end; the host, still in the
+    finished match, and its id."""
+    host = await RawClient.open(url, name)
+    bots = [{"seat": 0}, {"seat": 1}]
+    match = (await host.request("create_match", name=name, seats=2, bots=bots))["match"]
+    await host.request("start")
+    await host.next(lambda m: m["type"] == "event" and m["event"]["kind"] == "match_ended", 10)
+    return host, match
+
+
+async def test_a_finished_match_past_keep_finished_goes_when_its_last_member_goes() -> None:
+    """Only ``keep_finished`` finished matches stay in memory: one beyond it
+    goes as soon as nobody is in it any more — its host leaves it, or its
+    host's connection drops — not when someone next creates a match."""
+    async with serve(keep_finished=0) as running:
+        rooms = running.lobby.rooms
+        leaving, left = await _watch_bots_finish(running.url, "Lea")
+        dropping, dropped = await _watch_bots_finish(running.url, "Dro")
+        assert {left, dropped} <= set(rooms)  # someone is still in each
+        await leaving.request("leave")
+        assert left not in rooms
+        await dropping.close()
+        await until(lambda: dropped not in rooms, "the dropped host's finished match goes")
+        await leaving.close()
+
+    async with serve(keep_finished=1) as running:
+        host, kept = await _watch_bots_finish(running.url, "Kim")
+        await host.request("leave")
+        assert kept in running.lobby.rooms  # the newest one is kept
+        await host.close()
