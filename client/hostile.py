@@ -14,8 +14,10 @@ buffer and never read the answers.
 
 When the frames are sent it lets the normal matches finish their game, waits
 for the server to settle, and prints the server's crashes, the tracebacks in
-its log, its memory idle, at its peak and after, how many normal matches
-finished, whether a newcomer can still create a match, and frames sent per
+its log, its memory idle, at its peak and after (with what it holds then,
+and the objects Python holds, python_blocks in /healthz: a leak grows
+them, memory the allocator keeps from the peak does not), how many normal
+matches finished, whether a newcomer can still create a match, and frames sent per
 second, each next to its target. The exit code is 1 if a target is missed.
 Everything is bounded (--duration) and talks to 127.0.0.1 only.
 
@@ -218,7 +220,11 @@ class HostileReport:
 def _holding(health: dict[str, object]) -> str:
     if not health:
         return "?"
-    return ", ".join(f"{health.get(k, '?')} {k}" for k in ("players", "matches", "connections"))
+    held = [f"{health.get(k, '?')} {k}" for k in ("players", "matches", "connections")]
+    blocks = health.get("python_blocks")
+    if isinstance(blocks, int):  # what is live, apart from what the allocator keeps
+        held.append(f"{blocks:,} Python blocks")
+    return ", ".join(held)
 
 
 def _close_name(code: int) -> str:

@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import resource
+import sys
 import time
 from typing import Any
 
@@ -255,6 +256,9 @@ class TulipsServer:
             "players": len(self.lobby.players),
             "uptime": round(time.monotonic() - self.started, 1),
             "memory_bytes": memory_bytes(),
+            # objects Python holds (blocks of its small-object allocator): what is
+            # live, whatever the allocator keeps of the memory freed since
+            "python_blocks": sys.getallocatedblocks(),
             **self._cluster_health(),
         }
 

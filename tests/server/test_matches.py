@@ -125,6 +125,7 @@ async def test_healthz_answers_json_with_matches_connections_uptime_and_memory(
     assert health["connections"] == 1
     assert isinstance(health["uptime"], int | float) and health["uptime"] >= 0
     assert isinstance(health["memory_bytes"], int) and health["memory_bytes"] > 1_000_000
+    assert isinstance(health["python_blocks"], int) and health["python_blocks"] > 10_000
     async with asyncio.timeout(10):
         status, _, body = await asyncio.to_thread(get, f"{http}/")
     assert status == 404  # a plain GET that is not /healthz and not a WebSocket
