@@ -18,7 +18,10 @@ every read (:class:`TulipsConnection`), so a client that pings and never reads
 is held to the same budget (give or take a 4 KiB read or two), and cut off if it carries
 on once told to go. Every close goes through :meth:`Peer.close` or
 :meth:`Peer.flush_and_close`, which cut the reason to what a close frame
-holds and give up on a client that does not answer within ``close_timeout``.
+holds and give up on a client that does not answer within ``close_timeout``
+— or, when the client is closed for what it did (a bad frame, a flood, no
+hello, not reading), within :data:`FAULT_CLOSE_TIMEOUT`: a client that ignores
+the close it earned holds no connection for long.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ if TYPE_CHECKING:
     from .room import Room
 
 __all__ = [
+    "CLIENT_FAULTS",
+    "FAULT_CLOSE_TIMEOUT",
     "MAX_CLOSE_REASON_BYTES",
     "Flusher",
     "Peer",
@@ -55,6 +60,24 @@ log = logging.getLogger(__name__)
 
 #: RFC 6455 §5.5: a control frame's payload is at most 125 bytes, two of them the code.
 MAX_CLOSE_REASON_BYTES = 123
+#: Close codes that end a connection because of what its client did: websockets'
+#: own (1002 protocol error, 1007 invalid data, 1009 too big) and the server's.
+CLIENT_FAULTS = frozenset(
+    {
+        1002,
+        1007,
+        CloseCode.MESSAGE_TOO_BIG,
+        CloseCode.PROTOCOL_VIOLATION,
+        CloseCode.UNSUPPORTED_VERSION,
+        CloseCode.HELLO_TIMEOUT,
+        CloseCode.TOO_SLOW,
+        CloseCode.RATE_LIMITED,
+    }
+)
+#: Seconds the server waits for a client closed for a fault to answer the close:
+#: a LAN answers in milliseconds, and a hostile client that reconnects at once
+#: while ignoring each close would otherwise hold hundreds of closing connections.
+FAULT_CLOSE_TIMEOUT = 1.0
 #: Frames written to the socket in one go: a few largest frames, not the whole queue.
 _BATCH_BYTES = 64 * 1024
 
@@ -83,6 +106,13 @@ def client_address(connection: ServerConnection) -> str:
     return str(ip)
 
 
+def _closed_for_fault(connection: ServerConnection) -> bool:
+    """Whether websockets has already sent a close for a fault of the client's
+    (it fails a connection on a bad frame by itself)."""
+    sent = connection.protocol.close_sent
+    return sent is not None and sent.code in CLIENT_FAULTS
+
+
 class TulipsConnection(ServerConnection):
     """websockets' server connection, reading little at a time and telling its
     :class:`Peer` after each read.
@@ -93,7 +123,10 @@ class TulipsConnection(ServerConnection):
     ``READ_BYTES`` keep that to a few hundred. And websockets answers every
     ping with a pong by itself, from inside ``data_received``: without the hook,
     a client that pings and never reads could grow the server's write buffer
-    without any :meth:`Peer.send`.
+    without any :meth:`Peer.send`. When websockets fails the connection on a
+    bad frame, the client gets :data:`FAULT_CLOSE_TIMEOUT` to answer the close
+    before the socket is dropped (websockets alone would keep it until the
+    handler's next send, or until the client hangs up).
     """
 
     #: Bytes taken from the socket per read (client frames are small).
@@ -101,6 +134,8 @@ class TulipsConnection(ServerConnection):
 
     #: called after each chunk of bytes the client sent has been taken in
     on_data: Callable[[], None] | None = None
+    #: drops the socket of a client failed for a fault that does not answer the close
+    _drop_at: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Set up as websockets does, then read in small pieces."""
@@ -111,8 +146,20 @@ class TulipsConnection(ServerConnection):
     def data_received(self, data: bytes) -> None:
         """Take the client's bytes in, then let the peer check its budget."""
         super().data_received(data)
+        if self._drop_at is None and self.state is State.CLOSING and _closed_for_fault(self):
+            self._drop_at = self.loop.call_later(FAULT_CLOSE_TIMEOUT, self._drop)
         if self.on_data is not None:
             self.on_data()
+
+    def _drop(self) -> None:
+        if self.state is not State.CLOSED:
+            self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Closed: as websockets does, and no socket to drop any more."""
+        if self._drop_at is not None:
+            self._drop_at.cancel()
+        super().connection_lost(exc)
 
 
 class Flusher:
@@ -305,8 +352,11 @@ class Peer:
         """The close handshake, bounded: websockets waits for the socket to drain
         before it times a close out, so a client that never reads would hold its
         buffers for ever."""
+        timeout = self._close_timeout
+        if code in CLIENT_FAULTS or _closed_for_fault(self.connection):
+            timeout = min(timeout, FAULT_CLOSE_TIMEOUT)
         try:
-            async with asyncio.timeout(self._close_timeout):
+            async with asyncio.timeout(timeout):
                 await self.connection.close(code, close_reason(reason))
         except TimeoutError:
             log.info("%r did not answer the close; dropping it", self)

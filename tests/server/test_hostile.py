@@ -26,10 +26,18 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.protocol import State
 from websockets.typing import Origin
 
+from client.hostile_frames import client_frame
 from client.sdk import connect
 from protocol import CloseCode
 from server.cli import parse_args
-from server.peer import MAX_CLOSE_REASON_BYTES, Peer, TulipsConnection, close_reason
+from server.peer import (
+    CLIENT_FAULTS,
+    FAULT_CLOSE_TIMEOUT,
+    MAX_CLOSE_REASON_BYTES,
+    Peer,
+    TulipsConnection,
+    close_reason,
+)
 
 from ..storage.helpers import in_process
 from .helpers import RawClient, Running, finish_and_check, play_randomly, serve
@@ -520,3 +528,56 @@ async def test_one_connection_creating_matches_cannot_fill_the_server() -> None:
                 play_randomly(cy, 1, random.Random(2), timeout=60),
             )
             assert all(tracker.over for tracker in trackers)
+
+
+# -- clients that ignore the close they earned ----------------------------------------------
+
+
+async def _ignores_the_close(
+    port: int, data: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A bare WebSocket client that sends ``data`` after the handshake, then
+    neither answers the server's close nor hangs up (while its writer is kept)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    writer.write(data)
+    return reader, writer
+
+
+@pytest.mark.parametrize(
+    ("what", "frame", "code"),
+    [
+        ("an unmasked frame", client_frame(b"x", masked=False)[0], 1002),
+        (
+            "a hello of an unknown version",
+            client_frame(msgpack.packb({"type": "hello", "v": 99, "client": "t", "name": "x"}))[0],
+            CloseCode.UNSUPPORTED_VERSION,
+        ),
+    ],
+)
+async def test_a_client_that_ignores_the_close_it_earned_is_dropped_soon(
+    what: str, frame: bytes, code: int
+) -> None:
+    """A client closed for a fault of its own (here: {what}) that never answers
+    the close is cut off after FAULT_CLOSE_TIMEOUT, not after the patient
+    ``close_timeout`` an innocent client gets: one that reconnects at once
+    cannot pile up closing connections in the server."""
+    assert code in CLIENT_FAULTS and FAULT_CLOSE_TIMEOUT <= 2
+    async with serve(close_timeout=60.0) as running:
+        reader, writer = await _ignores_the_close(running.server.port, frame)
+        async with asyncio.timeout(10):  # far below close_timeout, far above the fault one
+            received = b""
+            with contextlib.suppress(ConnectionError):
+                while chunk := await reader.read(4096):
+                    received += chunk
+        assert code.to_bytes(2, "big") in received  # the close frame came, then the hang-up
+        async with asyncio.timeout(5):
+            while running.server.peers:
+                await asyncio.sleep(0.01)
+        writer.close()
