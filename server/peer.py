@@ -77,7 +77,7 @@ CLIENT_FAULTS = frozenset(
 #: Seconds the server waits for a client closed for a fault to answer the close:
 #: a LAN answers in milliseconds, and a hostile client that reconnects at once
 #: while ignoring each close would otherwise hold hundreds of closing connections.
-FAULT_CLOSE_TIMEOUT = 1.0
+FAULT_CLOSE_TIMEOUT = 0.5
 #: Frames written to the socket in one go: a few largest frames, not the whole queue.
 _BATCH_BYTES = 64 * 1024
 
