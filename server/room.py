@@ -60,7 +60,8 @@ class SeatSlot:
 
     seat: int
     player: Player | None = None
-    #: the seat's own bot, or the stand-in that plays for an absent player
+    #: the seat's own bot, or the stand-in that plays for an absent player (made
+    #: when first needed, dropped when the match ends)
     bot: Bot | None = None
     is_bot: bool = False
     #: a person's seat that a bot plays for now (gone too long, or timed out)
@@ -339,12 +340,23 @@ class Room:
         self.match = match
         self.status = RoomStatus.RUNNING
         self.log = list(match.setup_events)
-        for slot in self.seats:
-            if slot.bot is None:  # the stand-in, for when its player is away
-                slot.bot = Bot.for_seat(
-                    self.services.stand_in_strength, self.id, slot.seat, self.services.bot_secret
-                )
         return match
+
+    def _bot(self, seat: int) -> Bot:
+        """The bot that decides for ``seat``: its own, or the stand-in that plays
+        for its absent player (made the first time it is needed)."""
+        slot = self.seats[seat]
+        if slot.bot is None:
+            slot.bot = Bot.for_seat(
+                self.services.stand_in_strength, self.id, seat, self.services.bot_secret
+            )
+        return slot.bot
+
+    def _drop_stand_ins(self) -> None:
+        """A finished match needs no stand-in any more (each holds a generator)."""
+        for slot in self.seats:
+            if not slot.is_bot:
+                slot.bot = None
 
     async def act(self, player: Player, action: Action) -> Announce:
         """Store and apply ``player``'s proposal, or raise why not (the match is
@@ -402,6 +414,7 @@ class Room:
             if match.is_over:
                 self.status = RoomStatus.FINISHED
                 self._cancel_timers()
+                self._drop_stand_ins()
 
         def announce() -> None:
             self._publish(first_seq, events, by)
@@ -545,11 +558,10 @@ class Room:
 
     async def _stand_in(self, seat: int) -> None:
         match = self.match
-        bot = self.seats[seat].bot
-        if match is None or bot is None or seat not in match.to_act:
+        if match is None or match.is_over or seat not in match.to_act:
             return
         try:
-            decision = await self.services.thinker.decide(bot, match, seat)
+            decision = await self.services.thinker.decide(self._bot(seat), match, seat)
             announce = await self._apply(seat, decision, by="timer")
         except Exception:  # the player may have acted meanwhile; nothing to do then
             log.debug("match %s: stand-in for seat %d not needed", self.id, seat)
@@ -591,10 +603,8 @@ class Room:
             if seat is None:
                 return
             slot = self.seats[seat]
-            bot = slot.bot
-            assert bot is not None
             try:
-                decision = await self.services.thinker.decide(bot, match, seat)
+                decision = await self.services.thinker.decide(self._bot(seat), match, seat)
                 announce = await self._apply(seat, decision, None if slot.is_bot else "stand_in")
             except Exception:  # a bot must never take the match down
                 log.exception("match %s: bot at seat %d failed", self.id, seat)

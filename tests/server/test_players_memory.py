@@ -240,3 +240,19 @@ async def test_a_finished_match_past_keep_finished_goes_when_its_last_member_goe
         await host.request("leave")
         assert kept in running.lobby.rooms  # the newest one is kept
         await host.close()
+
+
+async def test_a_stand_in_is_made_when_needed_and_dropped_when_the_match_ends() -> None:
+    """A person's seat gets its stand-in bot (and its generator) only when a bot
+    must play for it; a finished match keeps its own bots and no stand-in."""
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        match = (await ada.request("create_match", name="m", seats=2, bots=[{"seat": 1}]))["match"]
+        await ada.request("start")
+        room = running.lobby.rooms[match]
+        assert room.seats[0].bot is None  # Ada plays for herself
+        await ada.request("leave")  # the stand-in takes her seat and plays it to the end
+        await until(lambda: room.status.value == "finished", "the stand-in finishes the match")
+        assert room.seats[0].bot is None
+        assert room.seats[1].bot is not None and room.seats[1].is_bot
+        await ada.close()
