@@ -81,6 +81,10 @@ _MALLOC_TRIM = _find_malloc_trim()
 _HOUSEKEEPING_SECONDS = 3600.0
 
 
+#: Connections that end between two collections of the young generations.
+_COLLECT_AFTER_DEPARTURES = 16
+
+
 def release_memory() -> None:
     """Collect what departed connections left in reference cycles, then hand
     the heap's free pages back to the system (glibc's ``malloc_trim``).
@@ -118,6 +122,7 @@ class TulipsServer:
         #: the LAN announcement while it runs (None: not announced)
         self.announcer: Announcer | None = None
         self._release: asyncio.TimerHandle | None = None
+        self._departed = 0  #: connections ended since the last young collection
         self._housekeeping: asyncio.Task[None] | None = None
         per_minute = config.new_players_per_minute
         self._new_players = KeyedBuckets(per_minute / 60, max(1, int(per_minute)))
@@ -355,6 +360,14 @@ class TulipsServer:
                 peer.player.last_seen = time.time()
             peer.stop()
             await peer.finish()  # bounded: a client that never reads is cut off
+            self._departed += 1
+            if self._departed >= _COLLECT_AFTER_DEPARTURES:
+                # a closed connection leaves reference cycles (its transport, the
+                # exceptions that ended it); young ones go now, not at the next
+                # collection the allocation count calls for, so a stream of
+                # connections that come and go does not pile them up
+                self._departed = 0
+                gc.collect(1)
             if self._release is None:
                 self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
 
