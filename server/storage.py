@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54554C50
 SCHEMA_VERSION = 3
 FILE_NAME = "tulips.sqlite3"
+#: KiB of page cache per SQLite connection (SQLite's default is 2,000)
+PAGE_CACHE_KIB = 512
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -209,6 +211,10 @@ class Storage:
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         connection.execute("PRAGMA busy_timeout = 5000")
+        # Appends touch a few pages at the end of each table and index: 512 KiB
+        # of page cache serves them as well as SQLite's default 2 MiB, which a
+        # long-running server would otherwise fill and keep, per connection.
+        connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
         return connection
 
     def _check_and_migrate(self, connection: sqlite3.Connection, existed: bool) -> None:
