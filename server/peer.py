@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import ipaddress
 import logging
 import time
@@ -154,6 +155,29 @@ class TulipsConnection(ServerConnection):
     def _drop(self) -> None:
         if self.state is not State.CLOSED:
             self.transport.abort()
+
+    def send_data(self) -> None:
+        """Write what websockets has to send, as websockets does, but each run of
+        frames in one write — a read full of pings is answered with one write,
+        not one per pong — and nothing once the socket has failed or is being
+        closed (asyncio would log a warning for every further write)."""
+        pending: list[bytes] = []
+        for data in self.protocol.data_to_send():
+            if data:
+                pending.append(data)
+                continue
+            self._write(pending)  # what came before the end of the stream
+            pending = []
+            if self.transport.can_write_eof():  # half-close, as websockets does
+                with contextlib.suppress(Exception):  # uvloop may raise RuntimeError
+                    self.transport.write_eof()
+            else:
+                self.transport.close()
+        self._write(pending)
+
+    def _write(self, chunks: list[bytes]) -> None:
+        if chunks and not self.transport.is_closing():
+            self.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Closed: as websockets does, and no socket to drop any more."""

@@ -20,6 +20,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from client.hostile_frames import client_frame
 from server.app import TulipsServer
 from server.config import ServerConfig
 from server.peer import Peer
@@ -192,3 +193,21 @@ async def test_a_client_whose_socket_is_full_gets_every_frame_in_order_once_it_r
             assert texts == [f"line {i:04d}" for i in range(lines)]
         finally:
             await asyncio.gather(talker.close(), reader.close())
+
+
+async def test_a_read_full_of_pings_is_answered_in_one_write() -> None:
+    """websockets answers every ping with a pong as it reads them; the pongs of
+    one read leave in one write, not one system call each."""
+    async with serve() as running:
+        client = await RawClient.open(running.url, "Pinger")
+        try:
+            counter = count_writes(peer_of(running, client))
+            pings = 50
+            burst = b"".join(client_frame(b"", 0x9)[0] for _ in range(pings))
+            client.ws.transport.write(burst)  # one segment on loopback: one read
+            async with asyncio.timeout(5):
+                while b"".join(counter.writes).count(b"\x8a\x00") < pings:
+                    await asyncio.sleep(0.001)
+            assert len(counter.writes) == 1
+        finally:
+            await client.close()
