@@ -100,7 +100,7 @@ async def test_a_lost_connection_shows_and_clears() -> None:
 async def test_the_reveal_is_shown_one_card_at_a_time() -> None:
     """Five secret_revealed events arriving together are applied one by one."""
     app, _session = scripted(fakes.ending())
-    app.reveal_delay = 0.3
+    app.reveal_delay = 0.5  # a loaded machine may look only every second or so
     seen: set[int] = set()  # how many cards were revealed, at each look
 
     def revealed() -> int:
@@ -112,7 +112,7 @@ async def test_the_reveal_is_shown_one_card_at_a_time() -> None:
         await until(pilot, lambda: revealed() > 0)
         assert revealed() < 5  # held back: not all at once
         assert "The secret festival is revealed" in screen_text(app)
-        await until(pilot, lambda: revealed() == 5 and isinstance(app.screen, FinalScreen), 10)
+        await until(pilot, lambda: revealed() == 5 and isinstance(app.screen, FinalScreen), 30)
     assert len(seen - {0}) >= 2  # at least one card showed before the last
 
 
