@@ -40,6 +40,15 @@ def _log_text(app: TulipsApp) -> str:
     return "\n".join(line.plain for line in app.follow.log)
 
 
+def _away_app(now: list[float]) -> tuple[TulipsApp, fakes.ScriptedSession]:
+    """Ada's app on the script in which Cy drops, its clock reading ``now[0]``."""
+    session = fakes.ScriptedSession(fakes.away())
+    app = TulipsApp(
+        Plan(name="Ada", url=URL), sessions=fakes.factory(session), clock=lambda: now[0]
+    )
+    return app, session
+
+
 def _events(first_seq: int, count: int) -> list[wire.Event]:
     """``count`` alternating turns of Bots 3 and 4, each keeping a card."""
     events = []
@@ -172,10 +181,7 @@ async def test_3_an_absent_player_counts_down_then_a_bot_plays_for_them() -> Non
     """Cy drops: the countdown to the stand-in shows and runs; then 'a bot plays
     for Cy', the stand-in's moves marked in the log; then Cy is back."""
     now = [1000.0]
-    session = fakes.ScriptedSession(fakes.away())
-    app = TulipsApp(
-        Plan(name="Ada", url=URL), sessions=fakes.factory(session), clock=lambda: now[0]
-    )
+    app, session = _away_app(now)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, session)
         text = screen_text(app)
@@ -230,10 +236,7 @@ async def test_3_a_timed_out_move_of_another_is_marked_for_everyone() -> None:
 async def test_4_everyone_sees_whose_timer_runs() -> None:
     """A turn_timer for Cy: Ada (waiting) and the players' table show it, counting down."""
     now = [1000.0]
-    session = fakes.ScriptedSession(fakes.away())
-    app = TulipsApp(
-        Plan(name="Ada", url=URL), sessions=fakes.factory(session), clock=lambda: now[0]
-    )
+    app, session = _away_app(now)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, session)
         assert "Waiting for Cy…  ⏱ 20 s left" in screen_text(app)
