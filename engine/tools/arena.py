@@ -1,4 +1,4 @@
-"""``python -m engine.tools.arena``: strategies play each other; win rates with 95% CIs.
+"""python -m engine.tools.arena: strategies play each other; win rates with 95% CIs.
 
 Matches come in groups that share one deal (the same seed): in each group
 the strategies sit in every distinct arrangement over the seats (or, past 24
@@ -6,11 +6,11 @@ arrangements, in every rotation of one random arrangement), so neither the
 seat order nor the luck of a deal favours a strategy. A shared victory (R23)
 counts as a fraction for each winner.
 
-Every bot decides from its own seat's observation (:func:`engine.observe`)
-and its own seeded generator; the time a hard bot thinks is the only thing
-not fixed by ``--seed``.
+Every bot decides from its own seat's observation (engine.observe) and its
+own seeded generator; the time a hard bot thinks is the only thing not fixed
+by --seed.
 
-Example::
+Example:
 
     python -m engine.tools.arena --strategies hard,medium,medium,medium --matches 400
 """

@@ -1,20 +1,20 @@
-"""``python -m engine.tools.bench``: random playouts per CPU second, per player count.
+"""python -m engine.tools.bench: random playouts per CPU second, per player count.
 
-Plays whole matches through the public API only (``legal_actions`` and
-``apply``, which builds every event; no observations), one core, timed in
-CPU seconds of this process (:func:`time.process_time`), so that other work
-on a shared machine does not count, and reports the best tenth of a second
-of each run (:func:`~engine.tools.playouts.playouts_per_cpu_second` says
-why). The loop is :mod:`engine.tools.playouts`.
+Plays whole matches through the public API only (legal_actions and apply,
+which builds every event; no observations), one core, timed in CPU seconds
+of this process (time.process_time), so that other work on a shared machine
+does not count, and reports the best tenth of a second of each run
+(engine.tools.playouts.playouts_per_cpu_second says why). The loop is
+engine.tools.playouts.
 
-``--compare REV`` measures another git revision side by side with this
-working tree: it checks REV out in a temporary ``git worktree``, runs the same
-loop (this tree's :mod:`engine.tools.playouts`) in fresh interpreters with
-``PYTHONPATH`` at REV and at this tree in turn, alternating which goes first
-round by round so that changes in the machine's load fall on both alike,
-prints both medians and their ratio, and removes the worktree.
+--compare REV measures another git revision side by side with this working
+tree: it checks REV out in a temporary git worktree, runs the same loop
+(this tree's engine.tools.playouts) in fresh interpreters with PYTHONPATH at
+REV and at this tree in turn, alternating which goes first round by round so
+that changes in the machine's load fall on both alike, prints both medians
+and their ratio, and removes the worktree.
 
-Example::
+Example:
 
     python -m engine.tools.bench --compare ef266fd --rounds 5
 """
