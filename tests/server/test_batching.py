@@ -21,11 +21,10 @@ import msgpack
 import pytest
 
 from client.hostile_frames import client_frame
-from server.app import TulipsServer
-from server.config import ServerConfig
 from server.peer import Peer
 
-from .helpers import HOST, RawClient, Running, serve
+from ..storage.helpers import in_process
+from .helpers import RawClient, Running, serve
 
 
 class CountingTransport:
@@ -92,13 +91,8 @@ async def serve_with(data_dir: Path | None) -> AsyncIterator[Running]:
         async with serve() as running:
             yield running
         return
-    server = TulipsServer(ServerConfig(host=HOST, port=0, data_dir=data_dir, sync="FULL"))
-    await server.start()
-    try:
-        yield Running(server, f"ws://{HOST}:{server.port}")
-    finally:
-        async with asyncio.timeout(10):
-            await server.stop()
+    async with in_process(data_dir, sync="FULL") as stored:
+        yield Running(stored.server, stored.url)
 
 
 async def table(running: Running, players: int = 4) -> list[RawClient]:
