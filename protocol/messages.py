@@ -78,6 +78,7 @@ __all__ = [
     "Leave",
     "ListMatches",
     "MatchList",
+    "MatchRemoved",
     "MatchUpdate",
     "Message",
     "Ok",
@@ -427,6 +428,19 @@ class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
     match: Annotated[MatchSummary, Meta(description="the match as it is now")]
 
 
+class MatchRemoved(_Notice, frozen=True, kw_only=True, tag="match_removed"):
+    """A match left the lobby: an open match that everyone left, or a finished
+    match older than the ones the server keeps. ``join``, ``watch`` and
+    ``replay`` of it now answer ``no_such_match``."""
+
+    sent_to = (
+        "every client in no match that has sent `list_matches` (a match leaves only once "
+        "nobody is in it)"
+    )
+
+    match: MatchId
+
+
 class Snapshot(_Notice, frozen=True, kw_only=True, tag="snapshot"):
     """Everything the receiver may see of the match now (R24–R25).
 
@@ -608,6 +622,7 @@ ServerMessage = (
     | MatchList
     | Joined
     | MatchUpdate
+    | MatchRemoved
     | Snapshot
     | Event
     | Prompt

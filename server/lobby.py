@@ -213,8 +213,16 @@ class Lobby:
             self.players.evict(idle, self._named_by_rooms())
 
     def _room_gone(self, room: Room) -> None:
-        """A room left memory: its players may no longer be needed there."""
+        """A room left memory: the lobby is told, and its players may no longer
+        be needed there."""
+        self.tell_browsers(wire.encode(wire.MatchRemoved(match=room.id)))
         self._may_evict([room.host, *(s.player for s in room.seats if s.player is not None)])
+
+    def tell_browsers(self, frame: bytes) -> None:
+        """Send ``frame`` to every lobby browser not in a match."""
+        for peer in self._browsers:
+            if peer.room is None:
+                peer.send(frame)
 
     def _abandoned(self, room: Room) -> None:
         """An open match nobody is in any more goes away, and is not restored."""
@@ -442,9 +450,7 @@ class Lobby:
         frame = views.match_update_frame(room)
         for peer in room.members:
             peer.send(frame)
-        for peer in self._browsers:
-            if peer.room is None:
-                peer.send(frame)
+        self.tell_browsers(frame)
 
     def list_matches(self, peer: Peer, message: wire.ListMatches) -> Reply:
         """Open, running and recently finished matches; until the peer enters a

@@ -361,6 +361,8 @@ class TulipsApp(App[int]):
             self.lobby.update(message.match)
             if self.follow.update(message.match):
                 self._maybe_autostart()
+        elif isinstance(message, wire.MatchRemoved):
+            self.lobby.remove(message.match)
         elif isinstance(message, wire.Joined):
             if self.follow.join(message):
                 self.picking = False

@@ -19,7 +19,7 @@ connections, status), the log in words, and the seat's prompt. Invariants:
 - ``signals`` holds every seat's turn timer, absent players' countdowns and
   a rematch offer (:mod:`client.tui.signals`).
 
-:class:`Lobby` holds the server's match list, kept live by ``match_update``.
+:class:`Lobby` holds the server's match list, kept live by ``match_update`` and ``match_removed``.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ class Lobby:
     def update(self, summary: wire.MatchSummary) -> None:
         """One match changed (or appeared)."""
         self.matches[summary.match] = summary
+
+    def remove(self, match_id: str) -> None:
+        """A ``match_removed``: the match is no longer there to join or watch."""
+        self.matches.pop(match_id, None)
 
 
 class Follow:

@@ -11,7 +11,7 @@ What changes from :class:`~server.lobby.Lobby`, and nothing else:
 - ``join``, ``watch`` and ``replay`` of a match on another node answer
   ``elsewhere`` (or ``node_unavailable``, ``cluster_unavailable``);
 - ``list_matches`` lists the whole cluster, and lobby browsers here receive
-  every node's ``match_update``s;
+  every node's ``match_update``s and ``match_removed``s;
 - every room change is published to the directory (queued, never awaited).
 
 Matches, actions and their storage are exactly the one-process lobby's.
@@ -86,12 +86,6 @@ class ClusterLobby(Lobby):
     def known_players(self) -> Iterable[Player]:
         """Every player this node knows."""
         return iter(self.players)
-
-    def tell_browsers(self, frame: bytes) -> None:
-        """Another node's match changed: tell this node's lobby browsers."""
-        for peer in self._browsers:
-            if peer.room is None:
-                peer.send(frame)
 
     def replace_player(self, player_id: str) -> None:
         """The player said hello on another node: the newer connection wins."""

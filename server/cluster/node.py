@@ -426,16 +426,20 @@ class Node:
 
     def _apply_entry(self, entry: DirectoryEntry) -> None:
         if entry.gone:
-            self.entries.pop(entry.match, None)
+            if self.entries.pop(entry.match, None) is not None:
+                self._tell_removed(entry.match)
             return
         self.entries[entry.match] = entry
         self._tell(entry)
 
     def _set_entries(self, entries: dict[str, DirectoryEntry]) -> None:
         changed = [e for m, e in entries.items() if self.entries.get(m) != e]
+        removed = [m for m in self.entries if m not in entries]
         self.entries = entries
         for entry in changed:
             self._tell(entry)
+        for match_id in removed:
+            self._tell_removed(match_id)
 
     def _set_live(self, live: dict[str, NodeInfo]) -> None:
         flipped = set(live) ^ set(self.live)
@@ -475,3 +479,6 @@ class Node:
         if entry.gone:
             return
         self.hooks.tell_browsers(wire.encode(wire.MatchUpdate(match=self._shown(entry))))
+
+    def _tell_removed(self, match_id: str) -> None:
+        self.hooks.tell_browsers(wire.encode(wire.MatchRemoved(match=match_id)))

@@ -182,6 +182,16 @@ async def test_lobby_join_asks_for_the_code_of_a_private_match() -> None:
         assert ("watch", ("m2",), {"join_code": None}) in session.requests
 
 
+async def test_a_match_that_leaves_the_lobby_leaves_the_list() -> None:
+    """``match_removed``: the match's row goes from the lobby at once."""
+    async with running([], matches=fakes.lobby_matches()) as (app, pilot, session):
+        assert "Friday tulips" in screen_text(app)
+        session.feed(wire.MatchRemoved(match="m2"))
+        await until(pilot, lambda: "Friday tulips" not in screen_text(app))
+        assert "Bea's garden" in screen_text(app)
+        assert "m2" not in app.lobby.matches
+
+
 async def test_leaving_returns_to_the_lobby() -> None:
     """l leaves the match and lists the server's matches again."""
     async with running(fakes.mid_game(), matches=fakes.lobby_matches()) as (app, pilot, session):

@@ -246,3 +246,22 @@ async def _listed_at(node: NodeProcess, match: str) -> wire.MatchSummary | None:
         answer = wire.decode_server_message(await ws.recv())
         assert isinstance(answer, wire.MatchList)
         return next((m for m in answer.matches if m.match == match), None)
+
+
+async def test_a_match_that_leaves_the_lobby_is_removed_on_every_node(
+    nodes: list[NodeProcess],
+) -> None:
+    """An open match everyone left on one node: a lobby browser on another node
+    gets ``match_removed`` for it, and no longer finds it listed."""
+    host = await _session(nodes[0].url, "leaver")
+    browser = await _session(nodes[1].url, "browser")
+    try:
+        match = (await host.create_match(name="short-lived", seats=3)).match
+        await eventually(lambda: _listed(browser, match), "the match is listed on node 1")
+        await host.leave()
+        removed = await browser.next_of(wire.MatchRemoved, timeout=5)
+        while removed.match != match:  # an earlier test's match may go first
+            removed = await browser.next_of(wire.MatchRemoved, timeout=5)
+        assert await _listed(browser, match) is None
+    finally:
+        await asyncio.gather(host.close(), browser.close())

@@ -134,3 +134,30 @@ async def test_a_spectator_cannot_open_the_rematch() -> None:
         assert (rematch["type"], rematch["host"], rematch["seat"]) == ("joined", True, 0)
         for client in (ada, eve):
             await client.close()
+
+
+async def test_the_lobby_is_told_when_a_match_leaves_it() -> None:
+    """A lobby browser sees a match go: an open match everyone left, and a
+    finished one past ``keep_finished`` once its last member goes, each with
+    ``match_removed``; joining it afterwards is ``no_such_match``."""
+    async with serve(keep_finished=0) as running:
+        browser = await RawClient.open(running.url, "Bea")
+        assert (await browser.request("list_matches"))["type"] == "match_list"
+        ada = await RawClient.open(running.url, "Ada")
+        opened = (await ada.request("create_match", name="left", seats=3))["match"]
+        await browser.next(lambda m: m["type"] == "match_update" and m["match"]["match"] == opened)
+        await ada.request("leave")
+        removed = await browser.next(lambda m: m["type"] == "match_removed")
+        assert removed == {"v": 1, "type": "match_removed", "match": opened}
+        refused = await browser.request("join", match=opened)
+        assert (refused["type"], refused["code"]) == ("error", "no_such_match")
+
+        bots = [{"seat": 0}, {"seat": 1}]
+        done = (await ada.request("create_match", name="done", seats=2, bots=bots))["match"]
+        await ada.request("start")
+        await ada.next(lambda m: m["type"] == "event" and m["event"]["kind"] == "match_ended", 10)
+        await ada.request("leave")
+        removed = await browser.next(lambda m: m["type"] == "match_removed")
+        assert removed["match"] == done
+        for client in (browser, ada):
+            await client.close()

@@ -1,6 +1,6 @@
 """The lobby: the server's matches (open, running, finished) — create a new
 one, join, or watch. The list stays live: the app sets ``rows`` whenever a
-``match_update`` arrives."""
+``match_update`` or ``match_removed`` arrives."""
 
 from __future__ import annotations
 
