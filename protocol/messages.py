@@ -410,7 +410,10 @@ class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
 class Joined(_Notice, frozen=True, kw_only=True, tag="joined"):
     """You are in a match now: in a seat, or watching."""
 
-    sent_to = "the requester; also unasked, when `hello` resumes a seat"
+    sent_to = (
+        "the requester; also unasked, when `hello` resumes a seat, and to the player who "
+        "hosts an open match now because its host left"
+    )
 
     match: MatchId
     seat: Annotated[Seat | None, Meta(description="your seat; null for a spectator")]

@@ -278,12 +278,27 @@ class Room:
             slot = self.seats[seat]
             if self.status is RoomStatus.OPEN:
                 slot.player = None
+                if player is self.host:
+                    self._pass_host()
             else:
                 slot.left = True
                 if self.status is RoomStatus.RUNNING:
                     self._hand_to_bot(seat)
         self.on_change()
         self._check_abandoned()
+
+    def _pass_host(self) -> None:
+        """The host left an open match: the person in the lowest seat hosts it
+        now, so that someone can still start it, and is told so."""
+        heir = next((slot for slot in self.seats if slot.player is not None), None)
+        if heir is None:
+            return  # nobody seated: the match goes (_check_abandoned)
+        assert heir.player is not None
+        self.host = heir.player
+        frame = views.new_host_frame(self, heir.seat)
+        for peer in self.members:
+            if peer.player is heir.player:
+                peer.send(frame)
 
     def _check_abandoned(self) -> None:
         """An open match with nobody in it goes away: at once if no person holds

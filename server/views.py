@@ -383,3 +383,9 @@ def seed_commitment(room: Room) -> str | None:
 def match_update_frame(room: Room) -> bytes:
     """The room's summary as a ``match_update``, encoded."""
     return wire.encode(wire.MatchUpdate(match=summary(room)))
+
+
+def new_host_frame(room: Room, seat: int) -> bytes:
+    """An unasked ``joined`` telling the player in ``seat`` that they host the
+    room now (its host left while it was open), encoded."""
+    return wire.encode(wire.Joined(match=room.id, seat=seat, host=True))

@@ -146,6 +146,32 @@ async def test_the_host_starts_a_full_table_with_s() -> None:
         assert ("start", (), {}) in session.requests
 
 
+async def test_a_player_who_becomes_the_host_can_start() -> None:
+    """The host left the open match: the unasked ``joined`` makes Bea the host
+    of the table she already sits at, and s starts it."""
+    seats = (
+        wire.SeatInfo(seat=0, kind="human", name="Dan"),
+        wire.SeatInfo(seat=1, kind="bot", name="bot 1", strength="easy"),
+        wire.SeatInfo(seat=2, kind="human", name="Bea"),
+    )
+    script = [
+        wire.Joined(match=fakes.MATCH, seat=2, host=False),
+        wire.MatchUpdate(match=fakes.summary("open", seats=seats, host="Ada")),
+    ]
+    async with running(script) as (app, pilot, session):
+        await pilot.press("s")
+        await pilot.pause()
+        assert ("start", (), {}) not in session.requests  # Ada still hosts
+        session.feed(wire.Joined(match=fakes.MATCH, seat=2, host=True))
+        session.feed(wire.MatchUpdate(match=fakes.summary("open", seats=seats, host="Bea")))
+        await settle(pilot, session)
+        assert isinstance(app.screen, TableScreen)
+        assert app.follow.host and app.follow.seat == 2
+        await pilot.press("s")
+        await pilot.pause()
+        assert ("start", (), {}) in session.requests
+
+
 async def test_a_table_of_bots_starts_by_itself() -> None:
     """Hosting against bots only: the app starts the match without being asked."""
     script = [

@@ -493,14 +493,24 @@ async def test_an_open_match_nobody_holds_a_seat_in_is_not_restored(tmp_path: Pa
 
 
 async def test_a_player_hosts_only_so_many_open_matches() -> None:
-    """Past ``max_open_matches_per_player`` open matches, create_match is refused
-    with too_many_matches; leaving the match one is in does not count against it."""
+    """A player who creates match after match hosts only the one they are in:
+    each match left behind passes to its guest. Should a player still host
+    ``max_open_matches_per_player`` open matches (as on a server that kept the
+    host), create_match is refused with too_many_matches."""
     async with serve(max_open_matches_per_player=2) as running:
         ada = await RawClient.open(running.url, "Ada")
+        made = []
         for n in range(3):
             match = (await ada.request("create_match", name=f"m{n}", seats=3))["match"]
             guest = await RawClient.open(running.url, f"guest{n}")  # keeps it from emptying
             assert (await guest.request("join", match=match))["type"] == "joined"
+            made.append(match)
+        rooms = running.lobby.rooms
+        assert [rooms[m].host.name for m in made] == ["guest0", "guest1", "Ada"]
+        answer = await ada.request("create_match", name="a fourth", seats=3)
+        assert answer["type"] == "joined", answer
+        for match in made[:2]:
+            rooms[match].host = rooms[answer["match"]].host
         answer = await ada.request("create_match", name="one too many", seats=3)
         assert answer["code"] == "too_many_matches", answer
 

@@ -161,3 +161,30 @@ async def test_the_lobby_is_told_when_a_match_leaves_it() -> None:
         assert removed["match"] == done
         for client in (browser, ada):
             await client.close()
+
+
+async def test_when_the_host_leaves_an_open_match_the_next_seated_player_hosts_it() -> None:
+    """The host leaves before starting: the person in the lowest seat becomes
+    the host — told with an unasked ``joined`` (``host`` true), named in the
+    ``match_update`` — and can start the match once the seats are full."""
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        match = (await ada.request("create_match", name="t", seats=3))["match"]
+        bo = await RawClient.open(running.url, "Bo")
+        cy = await RawClient.open(running.url, "Cy")
+        assert (await bo.request("join", match=match))["seat"] == 1
+        assert (await cy.request("join", match=match))["seat"] == 2
+        await ada.request("leave")
+        told = await bo.next(lambda m: m["type"] == "joined")
+        assert told == {"v": 1, "type": "joined", "match": match, "seat": 1, "host": True}
+        update = await cy.next(lambda m: m["type"] == "match_update" and m["match"]["host"] == "Bo")
+        assert [s["kind"] for s in update["match"]["seats"]] == ["empty", "human", "human"]
+        refused = await cy.request("start")
+        assert (refused["type"], refused["code"]) == ("error", "not_host")
+        not_ready = await bo.request("start")
+        assert (not_ready["type"], not_ready["code"]) == ("error", "match_not_ready")
+        dan = await RawClient.open(running.url, "Dan")
+        assert (await dan.request("join", match=match))["seat"] == 0
+        assert (await bo.request("start"))["type"] == "ok"
+        for client in (ada, bo, cy, dan):
+            await client.close()
