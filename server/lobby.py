@@ -215,7 +215,7 @@ class Lobby:
     def _room_gone(self, room: Room) -> None:
         """A room left memory: the lobby is told, and its players may no longer
         be needed there."""
-        self.tell_browsers(wire.encode(wire.MatchRemoved(match=room.id)))
+        self.tell_browsers(views.match_removed_frame(room.id))
         self._may_evict([room.host, *(s.player for s in room.seats if s.player is not None)])
 
     def tell_browsers(self, frame: bytes) -> None:

@@ -296,8 +296,8 @@ class Room:
         assert heir.player is not None
         self.host = heir.player
         frame = views.new_host_frame(self, heir.seat)
-        for peer in self.members:
-            if peer.player is heir.player:
+        for peer, seat in self.members.items():
+            if seat == heir.seat:
                 peer.send(frame)
 
     def _check_abandoned(self) -> None:

@@ -385,6 +385,11 @@ def match_update_frame(room: Room) -> bytes:
     return wire.encode(wire.MatchUpdate(match=summary(room)))
 
 
+def match_removed_frame(match_id: str) -> bytes:
+    """A ``match_removed`` for the lobby, encoded."""
+    return wire.encode(wire.MatchRemoved(match=match_id))
+
+
 def new_host_frame(room: Room, seat: int) -> bytes:
     """An unasked ``joined`` telling the player in ``seat`` that they host the
     room now (its host left while it was open), encoded."""

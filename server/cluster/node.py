@@ -481,4 +481,4 @@ class Node:
         self.hooks.tell_browsers(wire.encode(wire.MatchUpdate(match=self._shown(entry))))
 
     def _tell_removed(self, match_id: str) -> None:
-        self.hooks.tell_browsers(wire.encode(wire.MatchRemoved(match=match_id)))
+        self.hooks.tell_browsers(views.match_removed_frame(match_id))
