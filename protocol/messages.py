@@ -326,6 +326,40 @@ class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
     max_turn_timer: Annotated[
         _NonNegative, Meta(description="the longest `create_match.turn_timer` it accepts")
     ]
+    max_connections_per_address: Annotated[
+        Count | None,
+        Meta(
+            description="connections your address may hold at once; one more is refused at "
+            "the handshake with HTTP 429. Absent: not limited for your address (loopback, "
+            "unless the operator limits it too), or an older server"
+        ),
+    ] = None
+    new_players_per_minute: Annotated[
+        _NonNegative | None,
+        Meta(
+            description="`hello`s without a `token` (each makes a new player) your address "
+            "may send a minute, in bursts of as many; beyond it `rate_limited`. Absent: as "
+            "for `max_connections_per_address`"
+        ),
+    ] = None
+    join_code_tries: Annotated[
+        Count | None,
+        Meta(
+            description="wrong `join.code`s your address may try on one match; then "
+            "`rate_limited` for `join_code_lockout` seconds. Absent: an older server"
+        ),
+    ] = None
+    join_code_lockout: Annotated[
+        _NonNegative | None,
+        Meta(description="seconds of that lockout. Absent: an older server"),
+    ] = None
+    max_open_matches_per_player: Annotated[
+        Count | None,
+        Meta(
+            description="matches not yet started one player may host at once; one more "
+            "`create_match` is answered `too_many_matches`. Absent: an older server"
+        ),
+    ] = None
 
 
 class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):

@@ -25,7 +25,6 @@ import contextlib
 import ctypes
 import gc
 import http
-import ipaddress
 import json
 import logging
 import os
@@ -307,9 +306,8 @@ class TulipsServer:
         if self.addresses.total() >= self.config.max_connections:
             return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
         address = client_address(connection)
-        if self.addresses[address] >= self.config.max_connections_per_address and (
-            self.config.limit_loopback or not _is_loopback(address)
-        ):
+        held = self.addresses[address]
+        if held >= self.config.max_connections_per_address and self.config.limits_address(address):
             log.warning("refused a connection from %s: it holds too many already", address)
             return connection.respond(
                 http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
@@ -416,7 +414,7 @@ class TulipsServer:
         """A hello without a token makes an identity: only so many per address."""
         if hello.token is not None:
             return
-        if not self.config.limit_loopback and _is_loopback(peer.address):
+        if not self.config.limits_address(peer.address):
             return
         if not self._new_players.take(peer.address):
             raise refused(
@@ -452,13 +450,6 @@ class TulipsServer:
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-
-
-def _is_loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
 
 
 def _origin_key(origin: str) -> str:

@@ -7,6 +7,7 @@ runaway or hostile client on the same network is slowed, refused or closed.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,8 +120,15 @@ class ServerConfig:
     #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
     loop: str = "asyncio"
 
-    def limits(self) -> wire.ServerLimits:
-        """The timings and thresholds ``welcome`` tells every client."""
+    def limits_address(self, address: str) -> bool:
+        """Whether the per-address limits (connections, new identities) apply to
+        a client at ``address`` (as :func:`server.peer.client_address` gives it)."""
+        return self.limit_loopback or not _is_loopback(address)
+
+    def limits(self, address: str) -> wire.ServerLimits:
+        """The timings and thresholds ``welcome`` tells a client at ``address``:
+        the per-address ones only where they apply to it."""
+        limited = self.limits_address(address)
         return wire.ServerLimits(
             hello_timeout=self.hello_timeout,
             max_bad_frames=self.max_bad_frames,
@@ -129,4 +137,16 @@ class ServerConfig:
             grace_period=self.grace_period,
             min_turn_timer=MIN_TURN_TIMER,
             max_turn_timer=MAX_TURN_TIMER,
+            max_connections_per_address=self.max_connections_per_address if limited else None,
+            new_players_per_minute=self.new_players_per_minute if limited else None,
+            join_code_tries=self.join_code_tries,
+            join_code_lockout=self.join_code_lockout,
+            max_open_matches_per_player=self.max_open_matches_per_player,
         )
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

@@ -286,7 +286,7 @@ class Lobby:
             player=player.id,
             token=token,
             name=player.name,
-            limits=self.config.limits(),
+            limits=self.config.limits(peer.address),
         )
 
     async def _stored_player(self, storage: Storage, token: str) -> Player | None:
