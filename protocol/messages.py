@@ -600,6 +600,14 @@ class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
     next_seq: Annotated[
         Count | None, Meta(description="set when more events remain: ask from here")
     ] = None
+    by: Annotated[
+        tuple[PlayedBy | None, ...],
+        Meta(
+            max_length=MAX_REPLAY_EVENTS,
+            description="each event's `event.by`, aligned with `events` (`by[i]` goes with "
+            "`events[i]`); empty when none of them has one. Added within version 1",
+        ),
+    ] = ()
     seat: Annotated[
         Seat | None,
         Meta(description="your seat, whose view the events are; null: a spectator's view"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import cast, get_args
 
 import protocol as wire
 from engine import Action, ruleset_from_mapping
@@ -17,6 +18,9 @@ from .identity import Player, Players
 from .room import OnAction, Room, RoomServices, RoomStatus, SeatSlot
 from .settings import MatchSettings
 from .storage import MatchRow, PlayerRow, Storage, StorageError
+
+#: the values a stored ``played_by`` may have
+_PLAYED_BY = frozenset(get_args(wire.PlayedBy))
 
 __all__ = [
     "load_named_players",
@@ -104,10 +108,10 @@ def room_row(room: Room, seed: int | None = None, salt: bytes | None = None) -> 
 def store_action(storage: Storage) -> OnAction:
     """A room's ``on_action`` hook that appends the action to ``storage``."""
 
-    async def on_action(room: Room, seat: int, action: Action) -> None:
+    async def on_action(room: Room, seat: int, action: Action, by: wire.PlayedBy | None) -> None:
         assert room.match is not None
         index = len(room.match.history)  # called before the action is applied
-        await storage.append_action(room.id, index, seat, action_to_data(action))
+        await storage.append_action(room.id, index, seat, action_to_data(action), by)
 
     return on_action
 
@@ -158,7 +162,12 @@ def _rebuild(row: MatchRow, storage: Storage, players: Players, services: RoomSe
     if dealt:
         assert row.seed is not None
         actions = [(seat, action_from_data(data)) for seat, data in storage.actions(row.id)]
-        room.restore(row.seed, actions, row.salt if row.open_box else None)
+        played_by = {
+            index: cast(wire.PlayedBy, by)
+            for index, by in storage.played_by(row.id).items()
+            if by in _PLAYED_BY  # a damaged mark is only a mark: the match still restores
+        }
+        room.restore(row.seed, actions, row.salt if row.open_box else None, played_by)
     wire.decode_server_message(views.match_update_frame(room))  # as every client reads it
     return room
 

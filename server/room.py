@@ -17,7 +17,7 @@ import enum
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +83,8 @@ class SeatSlot:
         return self.is_bot or self.autopilot
 
 
-OnAction = Callable[["Room", int, Action], Awaitable[None]]
+#: Stores an accepted action: ``(room, seat, action, by)``, ``by`` as in :meth:`Room.act`.
+OnAction = Callable[["Room", int, Action, PlayedBy | None], Awaitable[None]]
 #: Deals a match: ``(players, seed, ruleset, first_seat) -> Match``.
 MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
 #: Sends what an accepted action or a dealt match caused; see :meth:`Room.act`.
@@ -95,7 +96,7 @@ def deal_match(players: int, seed: int, ruleset: Ruleset, first_seat: int | None
     return Match.new(players, seed, ruleset, first_seat)
 
 
-async def _no_storage(room: Room, seat: int, action: Action) -> None:
+async def _no_storage(room: Room, seat: int, action: Action, by: PlayedBy | None) -> None:
     return None
 
 
@@ -158,6 +159,9 @@ class Room:
         self.salt: bytes | None = None
         #: every event so far, complete; the event sequence number is its index + 1
         self.log: list[Event] = []
+        #: who chose the action whose first event has this sequence number, where
+        #: the seat's own player did not (``event.by``; replays show it too)
+        self.played_by: dict[int, PlayedBy] = {}
         #: connected peers and the seat each holds (None: a spectator)
         self.members: dict[Peer, int | None] = {}
         #: the rematch of this match, once someone asked for one
@@ -355,6 +359,7 @@ class Room:
         self.match = match
         self.status = RoomStatus.RUNNING
         self.log = list(match.setup_events)
+        self.played_by = {}
         return match
 
     def _bot(self, seat: int) -> Bot:
@@ -412,7 +417,7 @@ class Room:
                 # On disk before the match changes: until it is stored, a
                 # snapshot taken meanwhile (sync, watch, a reconnect) shows the
                 # match without it, and nobody is told of it.
-                await self.services.on_action(self, seat, action)
+                await self.services.on_action(self, seat, action, by)
             except Exception:
                 log.exception("match %s: could not store an action; pausing the match", self.id)
                 self.status = RoomStatus.PAUSED
@@ -426,6 +431,8 @@ class Room:
             self._stop_timer(seat)
             first_seq = len(self.log) + 1
             self.log.extend(events)
+            if by is not None:
+                self.played_by[first_seq] = by
             if match.is_over:
                 self.status = RoomStatus.FINISHED
                 self._cancel_timers()
@@ -438,11 +445,20 @@ class Room:
         return announce
 
     def restore(
-        self, seed: int, actions: Iterable[tuple[int, Action]], salt: bytes | None = None
+        self,
+        seed: int,
+        actions: Iterable[tuple[int, Action]],
+        salt: bytes | None = None,
+        played_by: Mapping[int, PlayedBy] | None = None,
     ) -> None:
-        """Rebuild a stored match by replaying its actions (after a restart)."""
+        """Rebuild a stored match by replaying its actions (after a restart);
+        ``played_by`` is who chose which of them (by index) as in :meth:`_apply`."""
         match = self._deal(seed, salt)
-        for seat, action in actions:
+        marks = played_by or {}
+        for index, (seat, action) in enumerate(actions):
+            by = marks.get(index)
+            if by is not None:
+                self.played_by[len(self.log) + 1] = by
             self.log.extend(match.apply(seat, action))
         if match.is_over:
             self.status = RoomStatus.FINISHED

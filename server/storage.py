@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 FILE_NAME = "tulips.sqlite3"
 #: KiB of page cache per SQLite connection (SQLite's default is 2,000)
 PAGE_CACHE_KIB = 512
@@ -101,6 +101,11 @@ _MIGRATIONS: dict[int, str] = {
     # kept on disk only are forgotten after ``--forget-players-after`` too.
     3: """
     ALTER TABLE players ADD COLUMN last_seen REAL;
+    """,
+    # Who chose an action a person's seat did not ("stand_in" or "timer"; NULL:
+    # the seat's own player), so that a replay shows it as the table saw it.
+    4: """
+    ALTER TABLE actions ADD COLUMN played_by TEXT;
     """,
 }
 
@@ -469,14 +474,21 @@ class Storage:
         )
 
     async def append_action(
-        self, match_id: str, index: int, seat: int, action: dict[str, Any]
+        self,
+        match_id: str,
+        index: int,
+        seat: int,
+        action: dict[str, Any],
+        played_by: str | None = None,
     ) -> None:
-        """Store one accepted action; returns once it is on disk."""
+        """Store one accepted action, and who chose it if the seat's own player
+        did not (``event.by``); returns once it is on disk."""
         await self._write(
             [
                 (
-                    "INSERT INTO actions (match_id, idx, seat, action) VALUES (?, ?, ?, ?)",
-                    (match_id, index, seat, json.dumps(action, separators=(",", ":"))),
+                    "INSERT INTO actions (match_id, idx, seat, action, played_by)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (match_id, index, seat, json.dumps(action, separators=(",", ":")), played_by),
                 )
             ]
         )
@@ -607,6 +619,19 @@ class Storage:
             except _Damaged as exc:
                 raise StorageError(f"match {match_id}: action {index} is damaged ({exc})") from None
         return actions
+
+    def played_by(self, match_id: str) -> dict[int, str]:
+        """Who chose each of a match's stored actions that its seat's own player
+        did not, by action index (what was stored; the caller checks it)."""
+        rows = self._rows(
+            "SELECT idx, played_by FROM actions WHERE match_id = ? AND played_by IS NOT NULL",
+            (match_id,),
+        )
+        return {
+            index: by.decode("utf-8", "replace")
+            for index, by in rows
+            if isinstance(index, int) and isinstance(by, bytes)
+        }
 
 
 #: a JSON string (what a damaged seats value is searched for)

@@ -9,7 +9,7 @@ itself — so nothing R26 hides can reach the wire.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import engine
@@ -161,6 +161,17 @@ def event_to_wire(event: engine.Event) -> wire.GameEvent:
         return wire.MatchEnded(scoring=scoring_to_wire(event.scoring))
     cls = _WIRE_EVENTS[type(event)]
     return cls(**{name: _plain(getattr(event, name)) for name in _FIELDS[type(event)]})  # type: ignore[no-any-return]
+
+
+def played_by(
+    marks: Mapping[int, wire.PlayedBy], from_seq: int, count: int
+) -> tuple[wire.PlayedBy | None, ...]:
+    """``replay.by`` for the ``count`` events from ``from_seq``: each one's mark,
+    aligned with them, or () when none of them has one."""
+    seqs = range(from_seq, from_seq + count)
+    if not any(seq in marks for seq in seqs):
+        return ()
+    return tuple(marks.get(seq) for seq in seqs)
 
 
 class EventFrames:

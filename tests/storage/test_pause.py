@@ -154,7 +154,10 @@ async def test_a_real_write_error_pauses_the_match(tmp_path: Path) -> None:
     data = tmp_path / "data"
     async with table(data) as seated:
         with contextlib.closing(sqlite3.connect(data / FILE_NAME)) as db:
-            db.execute('INSERT INTO actions VALUES (?, 2, 1, \'{"kind":"keep"}\')', (seated.match,))
+            db.execute(
+                "INSERT INTO actions (match_id, idx, seat, action) VALUES (?, 2, 1, ?)",
+                (seated.match, '{"kind":"keep"}'),
+            )
             db.commit()
         await act_and_expect_pause(seated)
 

@@ -50,7 +50,7 @@ async def test_a_version_2_file_is_migrated_and_keeps_every_player(tmp_path: Pat
         assert await storage.forget_players(["p1", "p2"], 25.0) == 1  # p1 was seen since
         assert storage.player("p2") is None and storage.player("p1") == PLAYERS[0]
     with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         rows = db.execute("SELECT id, created, last_seen FROM players ORDER BY id").fetchall()
         assert rows == [("p1", 10.0, 100.0), ("p3", 30.0, None)]
 
