@@ -47,6 +47,7 @@ from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
 from .narrate import describe
+from .replay import page_marks
 from .screens.connecting import ConnectingScreen
 from .screens.dialogs import (
     ChatScreen,
@@ -440,7 +441,7 @@ class TulipsApp(App[int]):
         its line ``at`` (a record the server will not give leaves the log as it is)."""
         if self.session is None:
             return
-        events: list[wire.GameEvent] = []
+        events: list[tuple[wire.GameEvent, wire.PlayedBy | None]] = []
         seq = first
         try:
             for _ in range(_RECALL_PAGES):
@@ -449,7 +450,8 @@ class TulipsApp(App[int]):
                 )
                 if not isinstance(page, wire.ReplayPage):
                     return
-                events.extend(page.events[: last - seq + 1])
+                marked = zip(page.events, page_marks(page), strict=True)
+                events.extend(list(marked)[: last - seq + 1])
                 seq = page.from_seq + len(page.events)
                 if page.next_seq is None or seq > last:
                     break
@@ -459,7 +461,9 @@ class TulipsApp(App[int]):
         if follow.match_id != match:
             return
         names = follow.names()
-        lines = [line for e in events if (line := describe(e, names, follow.seat)) is not None]
+        lines = [
+            line for e, by in events if (line := describe(e, names, follow.seat, by)) is not None
+        ]
         if lines and header:
             lines.insert(0, Text(t("log.replayed"), style="dim italic"))
         follow.recall(at, lines)

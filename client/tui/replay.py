@@ -79,6 +79,20 @@ class Record:
     ruleset: str
     seat: int | None
     events: tuple[wire.GameEvent, ...]
+    #: each event's ``by``, aligned with ``events``; () when none has one
+    by: tuple[wire.PlayedBy | None, ...] = ()
+
+    def by_at(self, index: int) -> wire.PlayedBy | None:
+        """Who chose the event at ``index`` if its seat's player did not."""
+        return self.by[index] if index < len(self.by) else None
+
+
+def page_marks(page: wire.ReplayPage) -> tuple[wire.PlayedBy | None, ...]:
+    """Each of the page's events' ``by``, aligned with them (the page sends none
+    when no event has one, and an older server never does)."""
+    if len(page.by) == len(page.events):
+        return page.by
+    return (None,) * len(page.events)
 
 
 class ReplayPages(Protocol):
@@ -101,6 +115,7 @@ async def fetch_record(
     (:class:`client.sdk.RequestError` for a refusal), or
     :class:`ReplayLoadError` if the pages do not follow one another."""
     events: list[wire.GameEvent] = []
+    by: list[wire.PlayedBy | None] = []
     from_seq = 1
     seat: int | None = None
     for number in range(MAX_PAGES):
@@ -115,10 +130,12 @@ async def fetch_record(
         elif page.seat != seat:
             raise ReplayLoadError(f"the page from event {from_seq} is another seat's view")
         events.extend(page.events)
+        by.extend(page_marks(page))
         if progress is not None:
             progress(len(events))
         if page.next_seq is None:
-            return Record(match, page.status, page.ruleset, seat, tuple(events))
+            marks = tuple(by) if any(by) else ()
+            return Record(match, page.status, page.ruleset, seat, tuple(events), marks)
         if not page.events or page.next_seq != from_seq + len(page.events):
             raise ReplayLoadError(
                 f"the page from event {from_seq} holds {len(page.events)} events "
@@ -177,10 +194,15 @@ def opening_table(
 # -- the current event in words ---------------------------------------------------------------
 
 
-def caption(event: wire.GameEvent, names: Mapping[int, str], me: int | None) -> Text:
+def caption(
+    event: wire.GameEvent,
+    names: Mapping[int, str],
+    me: int | None,
+    by: wire.PlayedBy | None = None,
+) -> Text:
     """What ``event`` was, in words — also the events the log leaves out
     (another seat's deal or draw, whose cards nobody else sees)."""
-    said = describe(event, names, me)
+    said = describe(event, names, me, by)
     if said is not None:
         return said
     seat = getattr(event, "seat", None)
@@ -237,10 +259,10 @@ class Replay:
         state = opening_table(events, seats, points)
         self.states: list[wire.State] = []
         self.lines: list[Text | None] = []
-        for event in events:
+        for index, event in enumerate(events):
             state = apply_event(state, event, record.seat)
             self.states.append(state)
-            self.lines.append(describe(event, self.names, record.seat))
+            self.lines.append(describe(event, self.names, record.seat, record.by_at(index)))
         #: positions (1-based) of each ``turn_started``, by turn number
         self.turn_at: dict[int, int] = {
             e.turn: i + 1 for i, e in enumerate(events) if isinstance(e, wire.TurnStarted)
@@ -352,7 +374,9 @@ class Replay:
             turn=state.turn,
             turns=self.turns,
             phase=state.phase,
-            caption=caption(self.event, self.names, self.record.seat),
+            caption=caption(
+                self.event, self.names, self.record.seat, self.record.by_at(self.position - 1)
+            ),
             playing=self.playing,
             speed=self.speed,
             spectator=self.record.seat is None,

@@ -10,7 +10,7 @@ a random number.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -560,17 +560,21 @@ def replay_pages(
     match: str = REPLAYED,
     size: int = 16,
     seat: int | None = None,
+    by: Mapping[int, wire.PlayedBy] | None = None,
 ) -> Callable[..., wire.ReplayPage | wire.Error]:
     """Answers ``replay`` requests with ``events`` in pages of ``size``, as the
-    server does (``seat``: the requester's, whose view they are); another
-    match is ``no_such_match``."""
+    server does (``seat``: the requester's, whose view they are; ``by``: the
+    marks, by event number); another match is ``no_such_match``."""
 
     def answer(asked: str, *, join_code: str | None = None, from_seq: int = 1) -> object:
         if asked != match:
             return wire.Error(code="no_such_match", message=f"no match {asked!r}")
         page = tuple(events[from_seq - 1 : from_seq - 1 + size])
         more = from_seq - 1 + len(page) < len(events)
+        seqs = range(from_seq, from_seq + len(page))
+        marks = by or {}
         return wire.ReplayPage(
+            by=tuple(marks.get(seq) for seq in seqs) if any(q in marks for q in seqs) else (),
             match=match,
             status="finished",
             ruleset="standard",

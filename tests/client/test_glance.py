@@ -303,6 +303,39 @@ async def test_5_a_client_that_comes_back_fills_its_log_from_the_record() -> Non
         assert "Bot 3 kept ◆4 (+0)." in screen_text(app)
 
 
+async def test_5_the_record_shows_who_played_for_whom() -> None:
+    """A move the stand-in made and one the timer made are badged in the log
+    filled from the record (`replay.by`), as they were live; the others not."""
+    record = (
+        wire.TurnStarted(seat=2, turn=14),
+        wire.CardDrawn(seat=2, card=None, deck_count=30),
+        wire.CardKept(seat=2, card="purple-4", points=0),
+        wire.CardDrawn(seat=2, card=None, deck_count=29),
+        wire.CardGiven(seat=2, to_seat=0, card="blue-2", points=2),
+    )
+
+    filler = tuple(wire.CardDrawn(seat=2, card=None, deck_count=60) for _ in range(74))
+
+    def replay(match: str, join_code: str | None = None, from_seq: int = 1) -> object:
+        if from_seq == 1:  # events 1–74, unmarked (the page sends no `by`), then 75–79
+            return msgspec.structs.replace(_page(match, 1, filler), next_seq=75)
+        marks = (None, None, "stand_in", None, "timer")
+        return msgspec.structs.replace(_page(match, from_seq, record), by=marks)
+
+    async with running(fakes.mid_game()[:3], replay=replay) as (app, pilot, _session):
+        await until(pilot, lambda: "Bot 3 kept ◆4 (+0)." in _log_text(app))
+        log = [line.plain for line in app.follow.log]
+        kept = next(line for line in log if line.endswith("Bot 3 kept ◆4 (+0)."))
+        assert "bot for Bot 3" in kept
+        given = next(line for line in log if "gave" in line)
+        assert "time ran out" in given and "bot for" not in given
+        assert all(
+            "bot for" not in line and "time ran out" not in line
+            for line in log
+            if line not in (kept, given)
+        )
+
+
 async def test_5_a_gap_is_filled_where_it_belongs() -> None:
     """A snapshot that skips events: the missing ones are told in their place."""
     skipped = (wire.TurnStarted(seat=3, turn=19), wire.CardKept(seat=3, card="pink-2", points=2))

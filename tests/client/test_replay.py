@@ -198,6 +198,27 @@ async def test_fetch_follows_next_seq_to_the_last_page() -> None:
     assert record.events == tuple(EVENTS) and record.seat is None
 
 
+async def test_fetch_keeps_who_played_each_move_across_pages() -> None:
+    """`replay.by` of every page joins into one list aligned with the events;
+    the viewer badges those moves in the log and the caption, and no other."""
+    marks: dict[int, wire.PlayedBy] = {11: "stand_in", 21: "timer"}  # pages 1 and 2
+    pages = _Pages(fakes.replay_pages(EVENTS, size=16, by=marks))
+    record = await fetch_record(pages, fakes.REPLAYED)
+    assert len(record.by) == len(EVENTS)
+    assert {i + 1: by for i, by in enumerate(record.by) if by is not None} == marks
+    replay = Replay(record, fakes.replayed_summary())
+    badged = [i + 1 for i, line in enumerate(replay.lines) if line and "⏱" in line.plain]
+    assert badged == [21]
+    stood_in = [i + 1 for i, line in enumerate(replay.lines) if line and "bot for" in line.plain]
+    assert stood_in == [11]
+    replay.go(11)
+    assert "bot for" in replay.view().caption.plain
+    replay.go(12)
+    assert "bot for" not in replay.view().caption.plain
+    unmarked = await fetch_record(_Pages(fakes.replay_pages(EVENTS, size=16)), fakes.REPLAYED)
+    assert unmarked.by == ()
+
+
 async def test_fetch_refuses_pages_that_do_not_follow_each_other() -> None:
     """A page whose next_seq skips events is an error, not a silent gap."""
 
