@@ -553,8 +553,9 @@ class TurnTimer(_Notice, frozen=True, kw_only=True, tag="turn_timer"):
     own, from ``prompt.deadline``)."""
 
     sent_to = (
-        "every player and spectator of a timed match, whenever a seat's timer starts; "
-        "and one member, after its snapshot, while a timer runs"
+        "every player and spectator of a timed match, whenever a seat's timer starts or "
+        "stops before the seat acts (a stand-in takes the seat); and one member, after "
+        "its snapshot, while a timer runs"
     )
 
     match: MatchId

@@ -509,10 +509,8 @@ class Room:
             self._prompted[seat] = key
             timed = self._start_timer(seat) or timed
             self.send_prompt(seat)
-        if timed:  # everyone sees every running timer (PROTOCOL.md: turn_timer)
-            frame = views.timers_frame(self)
-            for peer in self.members:
-                peer.send(frame)
+        if timed:
+            self._tell_timers()
         if any(self.seats[s].bot_plays for s in match.to_act):
             self._wake_bots()
 
@@ -526,6 +524,12 @@ class Room:
         for peer, member_seat in self.members.items():
             if member_seat == seat and (to is None or peer is to):
                 peer.send(frame)
+
+    def _tell_timers(self) -> None:
+        """Everyone sees every running timer (PROTOCOL.md: ``turn_timer``)."""
+        frame = views.timers_frame(self)
+        for peer in self.members:
+            peer.send(frame)
 
     def send_timers(self, peer: Peer) -> None:
         """Tell one member (after its snapshot) every turn timer running now."""
@@ -616,7 +620,11 @@ class Room:
             return
         slot.autopilot = True
         log.info("match %s: a bot plays seat %d for now", self.id, seat)
+        timed = seat in self._deadlines
+        self._stop_timer(seat)  # the stand-in does not wait for it
         self.on_change()
+        if timed:
+            self._tell_timers()
         self._after_change()
 
     def _wake_bots(self) -> None:

@@ -156,6 +156,38 @@ async def test_a_timed_out_move_says_so_to_everyone_and_every_timer_is_public() 
             await watcher.close()
 
 
+async def test_a_stand_in_stops_the_absent_seats_timer_at_once() -> None:
+    """Bea drops during a timed opening: when the stand-in takes her seat,
+    everyone is told the timers without hers — before the stand-in moves (it
+    waits the bot delay), so no table counts down a seat nobody waits for."""
+    async with serve(grace_period=0.3, bot_delay=1.0) as running:
+        ada = await connect(running.url, name="Ada", reconnect=False)
+        bea = await connect(running.url, name="Bea", reconnect=False)
+        watcher = await RawClient.open(running.url, "Watcher")
+        try:
+            joined = await ada.create_match(seats=2, first_seat=0, turn_timer=60.0)
+            await bea.join(joined.match)
+            await watcher.request("watch", match=joined.match)
+            await ada.start()
+            both = await raw_next(watcher, lambda m: m["type"] == "turn_timer")
+            assert [t["seat"] for t in both["timers"]] == [0, 1]
+            await bea.close()
+            await raw_next(
+                watcher,
+                lambda m: m["type"] == "match_update" and m["match"]["seats"][1].get("stand_in"),
+            )
+            after = await raw_next(
+                watcher, lambda m: m["type"] in ("turn_timer", "event"), timeout=5
+            )
+            assert after["type"] == "turn_timer", after  # before the stand-in's move
+            assert [t["seat"] for t in after["timers"]] == [0]  # Ada's still runs
+            moved = await raw_next(watcher, lambda m: m["type"] == "event", timeout=5)
+            assert moved["by"] == "stand_in" and moved["event"]["seat"] == 1
+        finally:
+            await ada.close()
+            await watcher.close()
+
+
 async def test_a_player_who_answers_in_time_has_no_by() -> None:
     """Ada's own moves carry no `by`, even in a timed match against a bot."""
     async with serve() as running, connect(running.url, name="Ada", reconnect=False) as ada:
