@@ -305,7 +305,7 @@ class TulipsServer:
             )
         if self.addresses.total() >= self.config.max_connections:
             return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
-        address = client_address(connection)
+        address = client_address(connection, self.config.ipv6_prefix)
         held = self.addresses[address]
         if held >= self.config.max_connections_per_address and self.config.limits_address(address):
             log.warning("refused a connection from %s: it holds too many already", address)
@@ -320,7 +320,7 @@ class TulipsServer:
 
     def _admit(self, connection: ServerConnection) -> None:
         """Count the connection against its address until its socket closes."""
-        address = client_address(connection)
+        address = client_address(connection, self.config.ipv6_prefix)
         self.addresses[address] += 1
 
         def release(_: object) -> None:
@@ -341,6 +341,7 @@ class TulipsServer:
             write_timeout=config.write_timeout,
             close_timeout=config.close_timeout,
             flusher=self._flusher,
+            ipv6_prefix=config.ipv6_prefix,
         )
         self.peers.add(peer)
         try:

@@ -62,6 +62,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _ipv6_prefix(text: str) -> int:
+    value = int(_number(text, int))
+    if not 16 <= value <= 128:
+        raise argparse.ArgumentTypeError(f"must be a prefix length from 16 to 128, got {value}")
+    return value
+
+
 def _seconds(text: str) -> float:
     value = _number(text, float)
     if not 0 <= value < math.inf:  # also refuses nan
@@ -200,6 +207,16 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "tulips-loadtest can run on the server's own machine",
     )
     parser.add_argument(
+        "--ipv6-prefix",
+        type=_ipv6_prefix,
+        default=defaults.ipv6_prefix,
+        metavar="BITS",
+        help="an IPv6 client outside the server's own network counts, for the "
+        "per-address limits, as its whole /BITS network, since a home is given a "
+        "whole /64 to pick addresses from (default: %(default)s; 128 counts each "
+        "address alone)",
+    )
+    parser.add_argument(
         "--allow-origin",
         type=_origin,
         action="append",
@@ -297,6 +314,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         rate_limit=args.rate_limit,
         rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
         max_connections_per_address=args.max_connections_per_address,
+        ipv6_prefix=args.ipv6_prefix,
         allowed_origins=tuple(args.allow_origin),
         new_players_per_minute=args.new_players_per_minute,
         forget_players_after=args.forget_players_after * 86400,

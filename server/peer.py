@@ -53,6 +53,7 @@ __all__ = [
     "Flusher",
     "Peer",
     "TulipsConnection",
+    "address_key",
     "client_address",
     "close_reason",
 ]
@@ -93,18 +94,45 @@ def close_reason(text: str) -> str:
     return cut.decode("utf-8", "ignore") + "…"
 
 
-def client_address(connection: ServerConnection) -> str:
-    """The client's IP address, as the per-address limits count it (an
-    IPv4-mapped IPv6 address is written as IPv4)."""
-    remote = connection.remote_address
-    host = str(remote[0]) if remote else "?"
+def client_address(connection: ServerConnection, ipv6_prefix: int = 128) -> str:
+    """The client's address as the per-address limits count it (see
+    :func:`address_key`)."""
+    remote, local = connection.remote_address, connection.local_address
+    return address_key(
+        str(remote[0]) if remote else "?", str(local[0]) if local else None, ipv6_prefix
+    )
+
+
+def address_key(host: str, local: str | None = None, ipv6_prefix: int = 128) -> str:
+    """What the per-address limits count a client at ``host`` as, reached at the
+    server's own address ``local``.
+
+    IPv4 (an IPv4-mapped IPv6 address is written as IPv4), loopback and
+    link-local addresses count one by one. Any other IPv6 address counts as
+    its whole ``/ipv6_prefix`` network, as ``2001:db8:7:1::/64``: one home or
+    host is given a /64 and may pick any address in it, so counted one by one
+    it could take every limit afresh. A client in the same network as
+    ``local`` is a neighbour on the server's own LAN, a device of its own,
+    and counts one by one too.
+    """
     try:
-        ip = ipaddress.ip_address(host)
+        ip = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         return host
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return str(ip)
+    if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
-    return str(ip)
+    if ipv6_prefix >= 128 or ip.is_loopback or ip.is_link_local:
+        return str(ip)
+    network = ipaddress.IPv6Network((ip, ipv6_prefix), strict=False)
+    if local is not None:
+        try:
+            if ipaddress.ip_address(local.split("%")[0]) in network:
+                return str(ip)
+        except ValueError:
+            pass
+    return str(network)
 
 
 def _closed_for_fault(connection: ServerConnection) -> bool:
@@ -221,11 +249,13 @@ class Peer:
         write_timeout: float = 60.0,
         close_timeout: float = 5.0,
         flusher: Flusher | None = None,
+        ipv6_prefix: int = 128,
     ) -> None:
-        """``flusher`` is shared by a server's peers (by default each has its own)."""
+        """``flusher`` is shared by a server's peers (by default each has its own);
+        ``ipv6_prefix`` is as in :func:`address_key`."""
         self.connection = connection
-        #: the client's IP address (see :func:`client_address`)
-        self.address = client_address(connection)
+        #: the client's address as the per-address limits count it (see :func:`address_key`)
+        self.address = client_address(connection, ipv6_prefix)
         self.player: Player | None = None
         self.room: Room | None = None
         self.budget = budget

@@ -104,3 +104,19 @@ def private_lan() -> Iterator[Lan]:
     finally:
         for ns in made:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+
+
+@contextlib.contextmanager
+def private_namespace(addresses: Sequence[str]) -> Iterator[str]:
+    """A fresh namespace whose only interface is its own loopback, holding
+    ``addresses`` (``2001:db8:1::1/64`` …, usable at once); removed on exit.
+    Yields its name, for ``ip netns exec``."""
+    ns = f"tulips-{os.getpid() % 100000}{secrets.token_hex(2)}-one"
+    _ip("netns", "add", ns)
+    try:
+        _ip("-n", ns, "link", "set", "lo", "up")
+        for address in addresses:
+            _ip("-n", ns, "addr", "add", address, "dev", "lo", "nodad")
+        yield ns
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)

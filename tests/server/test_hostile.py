@@ -322,8 +322,9 @@ async def test_web_pages_from_unknown_origins_are_refused() -> None:
 def test_the_command_line_sets_every_limit() -> None:
     """--max-connections-per-address, --allow-origin (repeatable),
     --new-players-per-minute, --forget-players-after (days) and
-    --max-open-matches-per-player reach the config; an origin that is not one
-    is refused with exit code 2."""
+    --max-open-matches-per-player and --ipv6-prefix reach the config; an origin
+    that is not one, or a prefix length that is not one, is refused with exit
+    code 2."""
     origins = ["--allow-origin", "http://tulips.lan:8080", "--allow-origin", "*"]
     config = parse_args(["--max-connections-per-address", "5", *origins])
     assert config.max_connections_per_address == 5
@@ -334,7 +335,14 @@ def test_the_command_line_sets_every_limit() -> None:
     assert config.forget_players_after == 43200
     assert config.max_open_matches_per_player == 1
     assert parse_args([]).allowed_origins == ()
-    for bad in (["--allow-origin", "tulips.lan"], ["--allow-origin", "http://x/page"]):
+    assert parse_args(["--ipv6-prefix", "56"]).ipv6_prefix == 56
+    assert parse_args([]).ipv6_prefix == 64
+    for bad in (
+        ["--allow-origin", "tulips.lan"],
+        ["--allow-origin", "http://x/page"],
+        ["--ipv6-prefix", "129"],
+        ["--ipv6-prefix", "eight"],
+    ):
         with pytest.raises(SystemExit) as exited:
             parse_args(bad)
         assert exited.value.code == 2
