@@ -16,6 +16,7 @@ each match's node), which node each connected player is on, lobby updates
 - :mod:`.lobby`: :class:`~server.cluster.lobby.ClusterLobby`, the lobby with
   the cluster hooked in;
 - :mod:`.workers`: ``--workers N``: N nodes on one machine sharing one port.
+- :mod:`.admin`: ``tulips-cluster``: list the nodes, forget one gone for good.
 
 Nothing here is imported unless ``--cluster`` is given: a single server never
 imports ``redis``.

@@ -12,10 +12,11 @@ from ..config import ServerConfig
 from .naming import check_node_id
 from .workers import worker_config
 
-__all__ = ["add_arguments", "apply"]
+__all__ = ["add_arguments", "apply", "redis_url"]
 
 
-def _redis_url(text: str) -> str:
+def redis_url(text: str) -> str:
+    """``text`` if it is a Redis URL (for argparse)."""
     if urlsplit(text).scheme not in ("redis", "rediss", "unix"):
         raise argparse.ArgumentTypeError(f"expected redis://HOST:PORT/DB, got {text!r}")
     return text
@@ -63,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--cluster",
         metavar="REDIS_URL",
-        type=_redis_url,
+        type=redis_url,
         help="join the cluster of every node naming this Redis (redis://HOST:6379/0)",
     )
     group.add_argument(

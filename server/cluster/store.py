@@ -127,9 +127,23 @@ class Store:
         await self._redis.delete(_node_key(node))
 
     @_guarded
+    async def known_nodes(self) -> list[str]:
+        """Every node id that ever registered and was not forgotten, sorted."""
+        return sorted(n.decode() for n in await self._redis.smembers(NODES))
+
+    @_guarded
+    async def forget_node(self, node: str) -> None:
+        """Take a node out of the cluster for good (its heartbeat must have
+        expired): it is no longer known; its directory entries are the caller's."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.srem(NODES, node)
+            pipe.delete(_node_key(node))
+            await pipe.execute()
+
+    @_guarded
     async def live_nodes(self) -> dict[str, NodeInfo]:
         """Every node whose heartbeat has not expired, by id."""
-        nodes = sorted(n.decode() for n in await self._redis.smembers(NODES))
+        nodes = await self.known_nodes()
         if not nodes:
             return {}
         live: dict[str, NodeInfo] = {}

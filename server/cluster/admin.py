@@ -1,0 +1,124 @@
+"""``tulips-cluster``: look after a cluster from outside its nodes.
+
+``tulips-cluster --cluster REDIS_URL nodes`` lists every node the cluster
+knows: alive or not, where clients reach it, and how many of the lobby's
+matches it holds. ``tulips-cluster --cluster REDIS_URL forget-node NODE``
+takes a node that is gone for good (a machine retired, a data directory
+lost) out of the cluster: its matches leave every lobby (browsers are told
+with ``match_removed``), its players stop counting as connected, and the
+node is no longer listed. A node still beating is refused: stop it first. A
+forgotten node that starts again on its data directory simply joins again,
+with its matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import sys
+
+from .entries import DirectoryEntry
+from .options import redis_url
+from .store import Store, StoreUnavailable
+
+__all__ = ["forget_node", "main", "node_table"]
+
+
+async def node_table(store: Store) -> list[tuple[str, bool, str, int]]:
+    """Every known node (and any that only the directory names): ``(id, alive,
+    url or "", matches listed)``, sorted by id."""
+    live = await store.live_nodes()
+    per_node = collections.Counter(e.node for e in (await store.directory()).values())
+    nodes = sorted(set(await store.known_nodes()) | set(per_node))
+    return [
+        (node, node in live, live[node].url if node in live else "", per_node[node])
+        for node in nodes
+    ]
+
+
+class StillAlive(Exception):
+    """The node to forget is beating: it must be stopped first."""
+
+
+class UnknownNode(Exception):
+    """Neither the node list nor the directory names the node."""
+
+
+async def forget_node(store: Store, node: str) -> int:
+    """Take ``node`` out of the cluster (see the module docstring); how many
+    matches left the lobby. Raises :class:`StillAlive` or :class:`UnknownNode`."""
+    if node in await store.live_nodes():
+        raise StillAlive(node)
+    entries = [e for e in (await store.directory()).values() if e.node == node]
+    if not entries and node not in await store.known_nodes():
+        raise UnknownNode(node)
+    await store.publish(
+        DirectoryEntry(match=e.match, node=node, created=e.created, summary=None) for e in entries
+    )
+    await store.clear_online(node)
+    await store.forget_node(node)
+    return len(entries)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tulips-cluster",
+        description="Look after a cluster of tulips-server nodes from outside them.",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="REDIS_URL",
+        type=redis_url,
+        required=True,
+        help="the cluster's Redis, as its nodes were given it (redis://HOST:6379/0)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("nodes", help="list every node: alive or not, its URL, its matches")
+    forget = commands.add_parser(
+        "forget-node",
+        help="take a node that is gone for good out of the cluster, with its matches",
+    )
+    forget.add_argument("node", help="the node's id, as the nodes command lists it")
+    return parser
+
+
+async def _run(args: argparse.Namespace) -> int:
+    store = Store(args.cluster)
+    try:
+        if args.command == "nodes":
+            rows = await node_table(store)
+            if not rows:
+                print("no node has joined this cluster")
+            for node, alive, url, matches in rows:
+                state = "alive" if alive else "gone "
+                print(f"{node}  {state}  {matches:4d} matches  {url}".rstrip())
+            return 0
+        try:
+            count = await forget_node(store, args.node)
+        except StillAlive:
+            print(
+                f"tulips-cluster: node {args.node} is alive (its heartbeat is fresh); "
+                "stop it first, then forget it",
+                file=sys.stderr,
+            )
+            return 1
+        except UnknownNode:
+            print(f"tulips-cluster: this cluster knows no node {args.node}", file=sys.stderr)
+            return 1
+        print(f"forgot node {args.node}: {count} matches left the lobby")
+        return 0
+    except StoreUnavailable as exc:
+        print(f"tulips-cluster: cannot reach {args.cluster}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tulips-cluster``."""
+    return asyncio.run(_run(_parser().parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
