@@ -9,6 +9,10 @@ the shared port may land on any worker, so a redirect must name one). Each
 worker has its own data directory, ``DATA_DIR/node-I``, and so its own node id
 and its own SQLite; its matches come back when it restarts there.
 
+With ``--tls`` and no certificate of the operator's, the supervisor makes the
+self-signed one before any worker starts, so that every worker serves the
+same certificate and a client's pin fits them all.
+
 The supervisor restarts a worker that dies (a crash, a kill), and on SIGINT
 or SIGTERM stops them all and waits for them to store what they accepted.
 """
@@ -23,6 +27,7 @@ import sys
 import time
 from types import FrameType
 
+from .. import tls
 from ..config import ServerConfig
 from .naming import node_url, with_port
 
@@ -83,6 +88,17 @@ def supervise(config: ServerConfig, argv: list[str]) -> int:
         nonlocal stopping
         stopping = True
 
+    if config.tls_self_signed:
+        # Made here, once, before any worker starts: workers making it at the same
+        # time could each serve a certificate of its own on the one shared port, or
+        # leave one's certificate beside another's key.
+        try:
+            made = tls.from_config(config)
+        except tls.TlsError as exc:
+            log.error("%s", exc)
+            return 1
+        assert made is not None
+        log.info("the workers share the TLS certificate %s (%s)", made.cert, made.fingerprint)
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         for worker in workers:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ import protocol as wire
 from client.clusterload import free_port_run
 from client.redisproc import RedisProcess
 from client.sdk import Session
+from client.trust import fingerprint
+from server.tls import CERT_FILE, KEY_FILE, load
 
 from .helpers import HEARTBEAT, ROOT, fetch_health, needs_redis, wait_sync
 
@@ -50,3 +54,44 @@ async def test_workers_share_one_port_and_see_each_other(tmp_path: Path) -> None
             parent.send_signal(signal.SIGTERM)
             assert parent.wait(30) == 0
         wait_sync(lambda: all(fetch_health(p) is None for p in own), "workers stopped", 10)
+
+
+def _served_fingerprint(port: int) -> str | None:
+    """The fingerprint of the certificate served on ``port``, or None if nothing
+    speaks TLS there yet."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=2) as raw,
+            context.wrap_socket(raw) as wrapped,
+        ):
+            der = wrapped.getpeercert(binary_form=True)
+    except OSError:
+        return None
+    return fingerprint(der) if der else None
+
+
+def test_workers_with_tls_serve_one_certificate(tmp_path: Path) -> None:
+    """--tls --workers 2 on a fresh data directory: one certificate is made, and
+    both workers serve it — on their own ports and on the shared one — so a
+    client's pin fits whichever worker it reaches."""
+    with RedisProcess() as redis:
+        port = free_port_run(2)
+        command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--data-dir", str(tmp_path), "--cluster", redis.url, "--workers", "2"]
+        command += ["--heartbeat", str(HEARTBEAT), "--log-level", "WARNING", "--tls"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        parent = subprocess.Popen(command, cwd=ROOT, env=env)
+        try:
+            own = [port + 1, port + 2]
+            wait_sync(
+                lambda: all(_served_fingerprint(p) is not None for p in own), "both workers up"
+            )
+            made = load(tmp_path / CERT_FILE, tmp_path / KEY_FILE).fingerprint
+            served = {_served_fingerprint(p) for p in [*own, *[port] * 8]}
+            assert served == {made}
+        finally:
+            parent.send_signal(signal.SIGTERM)
+            assert parent.wait(30) == 0
