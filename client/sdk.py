@@ -25,6 +25,8 @@ it; a certificate that does not match raises :class:`CertificateRefused`.
 In a cluster (PROTOCOL.md: a cluster of nodes) the session follows the server's
 ``elsewhere`` redirects by itself: to the node of a match it joins, watches or
 replays, and to the node of the seat it resumes. ``url`` is then that node's.
+A session that checked its node's certificate expects, at the other node, the
+certificate its node vouched for in the redirect (``error.fingerprint``).
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ class Session:
         #: cluster redirects: a move under way, and what a request-driven one heard
         self._moving: asyncio.Task[bool] | None = None
         self._quiet = False
-        self._home_hint: str | None = None
+        self._home_hint: tuple[str, str | None] | None = None
         self._unasked_moves = 0
 
     # -- connection life ------------------------------------------------------------------
@@ -423,14 +425,14 @@ class Session:
         hops = 0
         while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
             hops += 1
-            if not await self._move(url, quiet=True):
+            if not await self._move(url, quiet=True, vouched=_vouched(answer)):
                 break  # that node cannot be reached: its answer stands
             answer = await self._request_once(build, **fields)
         if hops:
             home, self._home_hint, self._quiet = self._home_hint, None, False
             entered = build in (wire.Join, wire.Watch) and not isinstance(answer, wire.Error)
             if home is not None and not entered:  # back to the seat the new node named
-                await self._move(home, quiet=False)
+                await self._move(home[0], quiet=False, vouched=home[1])
         if _redirect_url(answer) is None:
             self._unasked_moves = 0
         if isinstance(answer, wire.Error):
@@ -460,22 +462,32 @@ class Session:
         url = _redirect_url(message)
         assert url is not None
         if self._quiet:  # moving for a request: remember it, and go there afterwards if need be
-            self._home_hint = url
+            self._home_hint = (url, _vouched(message))
             return False
         if self._unasked_moves >= _MAX_HOPS:  # nodes disagree: tell the app, stay here
             self._inbox.put_nowait(message)
             return False
         self._unasked_moves += 1
-        self._moving = asyncio.get_running_loop().create_task(self._move(url, quiet=False))
+        self._moving = asyncio.get_running_loop().create_task(
+            self._move(url, quiet=False, vouched=_vouched(message))
+        )
         return True
 
-    async def _move(self, url: str, *, quiet: bool) -> bool:
+    async def _move(self, url: str, *, quiet: bool, vouched: str | None = None) -> bool:
         """Close this connection and open one to ``url`` with the same token.
 
         ``quiet``: the move is for a request, so an unasked redirect there is only
-        remembered. False if ``url`` cannot be reached: the session opens again
-        where it was (or reconnects, if it cannot)."""
-        previous, self._quiet = self.url, quiet
+        remembered. ``vouched``: the certificate fingerprint the redirect gave for
+        ``url``; a session that checked this node's certificate expects it there
+        (this node proved itself, and vouches for the other). False if ``url``
+        cannot be reached: the session opens again where it was (or reconnects,
+        if it cannot)."""
+        previous, previous_pin, self._quiet = self.url, self.fingerprint, quiet
+        if vouched is not None and self.fingerprint is not None:
+            try:
+                self.fingerprint = parse_fingerprint(vouched)
+            except ValueError:
+                log.warning("the redirect to %s gave no usable fingerprint: %r", url, vouched)
         reader, connection = self._reader, self._connection
         self._reader = self._connection = None
         if reader is not None and reader is not asyncio.current_task():
@@ -493,7 +505,7 @@ class Session:
             return True
         except ConnectError as exc:
             log.warning("cannot follow the redirect to %s: %s", url, exc)
-        self.url, self._quiet = previous, False
+        self.url, self.fingerprint, self._quiet = previous, previous_pin, False
         try:
             await self.open()
         except ConnectError as exc:
@@ -607,6 +619,13 @@ def _redirect_url(message: wire.ServerMessage) -> str | None:
     """The URL an ``elsewhere`` error sends the client to, if it is one."""
     if isinstance(message, wire.Error) and message.code == wire.ErrorCode.ELSEWHERE:
         return message.url or None
+    return None
+
+
+def _vouched(message: wire.ServerMessage) -> str | None:
+    """The certificate fingerprint an ``elsewhere`` error gives for its node."""
+    if isinstance(message, wire.Error) and message.code == wire.ErrorCode.ELSEWHERE:
+        return message.fingerprint
     return None
 
 

@@ -192,7 +192,8 @@ class ProtocolError(Exception):
     (``"act.action.to_seat"``); ``request_id`` is the ``id`` of the request
     it answers, when known. ``str(error)`` reads
     ``"act.action.to_seat: expected int, got str"``. ``url`` and ``match`` are
-    set on ``elsewhere`` (where the match lives) and ``node_unavailable``.
+    set on ``elsewhere`` (where the match lives) and ``node_unavailable``;
+    ``fingerprint`` on ``elsewhere`` to a node that serves ``wss://``.
     """
 
     def __init__(
@@ -204,6 +205,7 @@ class ProtocolError(Exception):
         request_id: RequestId | None = None,
         url: str | None = None,
         match: str | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         super().__init__(code, message, path, request_id)
         self.code = code
@@ -212,6 +214,7 @@ class ProtocolError(Exception):
         self.request_id = request_id
         self.url = url
         self.match = match
+        self.fingerprint = fingerprint
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -242,6 +245,7 @@ def error_message_for(error: ProtocolError, request_id: RequestId | None = None)
         id=error.request_id if error.request_id is not None else request_id,
         url=error.url,
         match=error.match,
+        fingerprint=error.fingerprint,
     )
 
 

@@ -425,6 +425,14 @@ class Error(_Notice, frozen=True, kw_only=True, tag="error"):
             "(added within version 1)"
         ),
     ] = None
+    fingerprint: Annotated[
+        Text | None,
+        Meta(
+            description="`elsewhere`, to a `wss://` node: the fingerprint of that node's "
+            "certificate (`SHA256:…`). A client that checked this server's certificate may "
+            "expect it there (added within version 1)"
+        ),
+    ] = None
 
 
 class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):

@@ -138,6 +138,7 @@ class TulipsServer:
         """Listen, and log where in a line a person can read (raises
         :class:`~server.tls.TlsError` for an unusable certificate or key)."""
         self.tls = from_config(self.config)
+        self.lobby.fingerprint = self.tls.fingerprint if self.tls is not None else None
         await self.lobby.open()
         self._housekeeping = asyncio.get_running_loop().create_task(self._forget_players())
         self._server = await self._listen(self.config.port)

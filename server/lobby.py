@@ -92,6 +92,9 @@ class Lobby:
         #: for it rather than bring back a player about to be deleted)
         self._forgetting = asyncio.Lock()
         self.rooms: dict[str, Room] = {}
+        #: the fingerprint of the certificate the server serves (None: plain ws://),
+        #: told by the server before :meth:`open`; a cluster node vouches with it
+        self.fingerprint: str | None = None
         self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
         #: peers that asked for the match list; those in no room get every update
         self._browsers: set[Peer] = set()

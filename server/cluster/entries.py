@@ -66,6 +66,8 @@ class NodeInfo(msgspec.Struct, frozen=True):
     started: float
     matches: int = 0
     connections: int = 0
+    #: the fingerprint of the certificate it serves (None: plain ws://)
+    fingerprint: str | None = None
 
 
 class Presence(msgspec.Struct, frozen=True):

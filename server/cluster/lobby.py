@@ -66,6 +66,7 @@ class ClusterLobby(Lobby):
         """Rebuild this node's matches, then join the cluster (Redis may be away:
         the node serves its own matches and joins when Redis answers)."""
         await super().open()
+        self.node.fingerprint = self.fingerprint
         await self.node.start()
 
     async def close(self, timeout: float | None = None) -> None:

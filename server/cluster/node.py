@@ -97,6 +97,8 @@ class Node:
         self.store = store
         self.id = node_id
         self.url = url
+        #: the fingerprint of the certificate this node serves (set before start)
+        self.fingerprint: str | None = None
         self.hooks = hooks
         self.heartbeat = heartbeat
         #: a node is taken for dead after three missed beats
@@ -290,6 +292,7 @@ class Node:
             started=self.started,
             matches=len(self.hooks.local_rooms()),
             connections=len(self._here),
+            fingerprint=self.fingerprint,
         )
 
     async def _register(self) -> None:

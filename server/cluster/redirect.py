@@ -48,6 +48,7 @@ def to_entry(
         f"match {entry.match} is on node {entry.node}: connect to {node.url}",
         url=node.url,
         match=entry.match,
+        fingerprint=node.fingerprint,
     )
 
 
