@@ -52,6 +52,7 @@ from .types import (
     MatchSummary,
     Name,
     PlayedBy,
+    Points,
     RequestId,
     Seat,
     SeatAction,
@@ -617,6 +618,13 @@ class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
             "`events[i]`); empty when none of them has one. Added within version 1",
         ),
     ] = ()
+    points: Annotated[
+        Points | None,
+        Meta(
+            description="the festival cards' points of the match's ruleset and seat count "
+            "(R30, public), as in `state.points`. Added within version 1"
+        ),
+    ] = None
     seat: Annotated[
         Seat | None,
         Meta(description="your seat, whose view the events are; null: a spectator's view"),

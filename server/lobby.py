@@ -703,6 +703,7 @@ class Lobby:
                 events=tuple(views.event_to_wire(project_event(e, seat)) for e in page),
                 next_seq=message.from_seq + len(page) if more else None,
                 by=views.played_by(room.played_by, message.from_seq, len(page)),
+                points=views.points_to_wire(room.settings.ruleset, len(room.seats)),
                 seat=seat,
                 seed=match.seed if match is not None else None,
                 salt=room.salt.hex() if match is not None and room.salt is not None else None,

@@ -276,12 +276,17 @@ def state_to_wire(view: engine.Observation) -> wire.State:
         drawn=cast(Any, str(view.drawn)) if view.drawn is not None else None,
         my_secret=_cards(view.my_secret),
         legal_actions=tuple(action_to_wire(a) for a in view.legal_actions),
-        points=wire.Points(
-            giving_bonus=cast(Any, tuple(rules.giving_bonus)),
-            bouquet=cast(Any, tuple(rules.bouquet_points)),
-            majority=cast(Any, tuple(tuple(row) for row in rules.majority_points)),
-            majority_places=rules.majority_places[view.players],
-        ),
+        points=points_to_wire(rules, view.players),
+    )
+
+
+def points_to_wire(rules: engine.Ruleset, players: int) -> wire.Points:
+    """The festival cards' points (R30) of ``rules`` at ``players`` seats: public."""
+    return wire.Points(
+        giving_bonus=cast(Any, tuple(rules.giving_bonus)),
+        bouquet=cast(Any, tuple(rules.bouquet_points)),
+        majority=cast(Any, tuple(tuple(row) for row in rules.majority_points)),
+        majority_places=rules.majority_places[players],
     )
 
 

@@ -81,6 +81,8 @@ class Record:
     events: tuple[wire.GameEvent, ...]
     #: each event's ``by``, aligned with ``events``; () when none has one
     by: tuple[wire.PlayedBy | None, ...] = ()
+    #: the festival cards' points, if the server said them
+    points: wire.Points | None = None
 
     def by_at(self, index: int) -> wire.PlayedBy | None:
         """Who chose the event at ``index`` if its seat's player did not."""
@@ -135,7 +137,7 @@ async def fetch_record(
             progress(len(events))
         if page.next_seq is None:
             marks = tuple(by) if any(by) else ()
-            return Record(match, page.status, page.ruleset, seat, tuple(events), marks)
+            return Record(match, page.status, page.ruleset, seat, tuple(events), marks, page.points)
         if not page.events or page.next_seq != from_seq + len(page.events):
             raise ReplayLoadError(
                 f"the page from event {from_seq} holds {len(page.events)} events "

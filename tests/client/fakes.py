@@ -561,10 +561,12 @@ def replay_pages(
     size: int = 16,
     seat: int | None = None,
     by: Mapping[int, wire.PlayedBy] | None = None,
+    points: wire.Points | None = None,
 ) -> Callable[..., wire.ReplayPage | wire.Error]:
     """Answers ``replay`` requests with ``events`` in pages of ``size``, as the
     server does (``seat``: the requester's, whose view they are; ``by``: the
-    marks, by event number); another match is ``no_such_match``."""
+    marks, by event number; ``points``: the festival cards', which an older
+    server does not send); another match is ``no_such_match``."""
 
     def answer(asked: str, *, join_code: str | None = None, from_seq: int = 1) -> object:
         if asked != match:
@@ -575,6 +577,7 @@ def replay_pages(
         marks = by or {}
         return wire.ReplayPage(
             by=tuple(marks.get(seq) for seq in seqs) if any(q in marks for q in seqs) else (),
+            points=points,
             match=match,
             status="finished",
             ruleset="standard",

@@ -22,6 +22,7 @@ from client.tui.screens.final import FinalScreen
 from client.tui.screens.lobby import LobbyScreen
 from client.tui.screens.replay import ReplayScreen
 from client.tui.widgets.bouquets import PlayersPanel
+from protocol import examples
 
 from . import fakes
 from .conftest import Running
@@ -375,8 +376,24 @@ async def test_a_player_replays_their_own_seats_view() -> None:
         assert "As your seat saw it" in text and "Ada (you)" in text
 
 
+async def test_from_the_lobby_the_legend_comes_from_the_record() -> None:
+    """A match we did not follow: the festival numbers the replay pages carry."""
+    app, session, _ = _app(
+        replay=fakes.replay_pages(EVENTS, match=fakes.REPLAYED, points=examples.STANDARD_POINTS)
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, session)
+        await _open_from_lobby(pilot, app, fakes.REPLAYED)
+        await until(pilot, lambda: _loaded(app), what="the replay")
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Give" in text and "Majority" in text
+
+
 async def test_from_the_lobby_the_legend_is_left_out() -> None:
-    """A match we did not follow: no festival numbers the server did not send."""
+    """A match we did not follow, from an older server that sends no points:
+    no festival numbers the server did not send."""
     app, session, _ = _app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, session)
@@ -559,7 +576,7 @@ async def test_a_real_finished_match_loads_every_page_and_ends_in_its_scoring(
         await pilot.pause()
         assert replay.state.scoring == ended.event.scoring
         assert "The match is over. Won by" in screen_text(app)
-        assert "Majority" not in screen_text(app)  # nobody sent the festival's numbers
+        assert "Majority" in screen_text(app)  # the festival's numbers, from the record
 
 
 async def test_a_match_just_played_replays_in_the_players_own_view(server: Running) -> None:

@@ -177,7 +177,9 @@ async def test_r27_a_finished_matchs_replay_is_public_to_strangers_and_private_t
     kinds = {e["kind"] for e in shown}
     assert {"cards_dealt", "opening_chosen", "card_drawn"} <= kinds
     _assert_seen_live(_replay_event_frames(match, mine), ada)
-    hand = next(m for m in ada.messages if m["type"] == "snapshot")["state"]["hand"]
+    state = next(m for m in ada.messages if m["type"] == "snapshot")["state"]
+    assert all(page["points"] == state["points"] for page in public + mine)  # public (R30)
+    hand = state["hand"]
     (dealt_to_ada,) = [e for e in _events(mine) if e["kind"] == "cards_dealt" and e["seat"] == 0]
     assert dealt_to_ada["cards"] == hand
 

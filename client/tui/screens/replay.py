@@ -176,7 +176,7 @@ class ReplayScreen(Screen[None]):
         if not record.events:
             self._fail(t("replay.error.empty"))
             return
-        self.replay = Replay(record, self.summary, self.points)
+        self.replay = Replay(record, self.summary, self.points or record.points)
         self._draw()
 
     def _with_code(self, code: str | None) -> None:
