@@ -14,6 +14,7 @@ import asyncio
 import gc
 import logging
 import math
+import os
 import resource
 import signal
 import sys
@@ -134,6 +135,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         default="INFO",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="what is logged (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--parent-pid",
+        type=_positive_int,
+        metavar="PID",
+        help="stop when process PID ends: for a program that runs a server of its own "
+        "(tulips play does), so that the server does not outlive it",
     )
     parser.add_argument(
         "--max-matches",
@@ -329,6 +337,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
         loop=args.loop,
+        parent_pid=args.parent_pid,
     )
     return cluster_options.apply(parser, args, config)
 
@@ -340,6 +349,7 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
         setup(server)
     await server.start()
     web = None
+    watcher: asyncio.Task[None] | None = None
     try:
         if config.web_port is not None:
             web = await _start_web(config, server)
@@ -347,12 +357,38 @@ async def run(config: ServerConfig, setup: Setup | None = None) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        if config.parent_pid is not None:
+            watcher = loop.create_task(_stop_with(config.parent_pid, stop))
         await stop.wait()
         logging.getLogger("server").info("shutting down")
     finally:
+        if watcher is not None:
+            watcher.cancel()
         if web is not None:  # browser players first: their clients leave the game server
             await web.stop()
         await server.stop()
+
+
+async def _stop_with(pid: int, stop: asyncio.Event, every: float = 0.5) -> None:
+    """Set ``stop`` once process ``pid`` has ended (polled: no signal tells a
+    child that its parent died, on every system)."""
+    direct = os.getppid() == pid  # then a new parent means it is gone, even if pid is reused
+    while not stop.is_set():
+        if direct:
+            alive = os.getppid() == pid
+        else:
+            try:
+                os.kill(pid, 0)
+                alive = True
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:  # someone else's process: it exists
+                alive = True
+        if not alive:
+            logging.getLogger("server").info("process %d ended: stopping with it", pid)
+            stop.set()
+            return
+        await asyncio.sleep(every)
 
 
 async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:

@@ -123,6 +123,9 @@ class ServerConfig:
     web_max_sessions: int = 8
     #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
     loop: str = "asyncio"
+    #: stop when this process ends (a program that runs a server of its own, as
+    #: ``tulips play`` does, so that it is not left running if the program is killed)
+    parent_pid: int | None = None
 
     def limits_address(self, address: str) -> bool:
         """Whether the per-address limits (connections, new identities) apply to

@@ -3,8 +3,9 @@
 The client may not import the server (ARCHITECTURE.md), so it runs it the way
 a person would: ``python -m server --host 127.0.0.1 --port N --no-storage``,
 then polls ``/healthz`` until it answers. It stays in the terminal's process
-group (closing the terminal ends it too) and :meth:`LocalServer.stop` ends it
-on exit — also from an ``atexit`` hook, should the caller forget.
+group (closing the terminal ends it too), :meth:`LocalServer.stop` ends it
+on exit — also from an ``atexit`` hook, should the caller forget — and it
+stops by itself when this process ends some other way (``--parent-pid``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -70,6 +72,7 @@ class LocalServer:
             "--no-storage",
             "--bot-delay", str(self.bot_delay),
             "--log-level", "WARNING",
+            "--parent-pid", str(os.getpid()),  # killed, we take it with us
         ]  # fmt: skip
 
     async def start(self) -> str:
