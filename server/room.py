@@ -83,7 +83,8 @@ class SeatSlot:
         return self.is_bot or self.autopilot
 
 
-#: Stores an accepted action: ``(room, seat, action, by)``, ``by`` as in :meth:`Room.act`.
+#: Stores an accepted action: ``(room, seat, action, by)``; ``by`` is ``event.by``
+#: (who chose it, if not the seat's own player).
 OnAction = Callable[["Room", int, Action, PlayedBy | None], Awaitable[None]]
 #: Deals a match: ``(players, seed, ruleset, first_seat) -> Match``.
 MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
