@@ -376,34 +376,31 @@ async def test_a_player_replays_their_own_seats_view() -> None:
         assert "As your seat saw it" in text and "Ada (you)" in text
 
 
-async def test_from_the_lobby_the_legend_comes_from_the_record() -> None:
-    """A match we did not follow: the festival numbers the replay pages carry."""
-    app, session, _ = _app(
-        replay=fakes.replay_pages(EVENTS, match=fakes.REPLAYED, points=examples.STANDARD_POINTS)
-    )
+async def _last_screen_from_the_lobby(points: wire.Points | None) -> str:
+    """The viewer's screen at the last event of a match opened from the lobby,
+    its pages carrying ``points`` (None: as an older server sends them)."""
+    app, session, _ = _app(replay=fakes.replay_pages(EVENTS, points=points))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, session)
         await _open_from_lobby(pilot, app, fakes.REPLAYED)
         await until(pilot, lambda: _loaded(app), what="the replay")
         await pilot.press("end")
         await pilot.pause()
-        text = screen_text(app)
-        assert "Give" in text and "Majority" in text
+        return screen_text(app)
+
+
+async def test_from_the_lobby_the_legend_comes_from_the_record() -> None:
+    """A match we did not follow: the festival numbers the replay pages carry."""
+    text = await _last_screen_from_the_lobby(examples.STANDARD_POINTS)
+    assert "Give" in text and "Majority" in text
 
 
 async def test_from_the_lobby_the_legend_is_left_out() -> None:
     """A match we did not follow, from an older server that sends no points:
     no festival numbers the server did not send."""
-    app, session, _ = _app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, session)
-        await _open_from_lobby(pilot, app, fakes.REPLAYED)
-        await until(pilot, lambda: _loaded(app), what="the replay")
-        await pilot.press("end")
-        await pilot.pause()
-        text = screen_text(app)
-        assert "Majority" not in text and "Total" in text
-        assert "Public information only" in text
+    text = await _last_screen_from_the_lobby(None)
+    assert "Majority" not in text and "Total" in text
+    assert "Public information only" in text
 
 
 async def test_no_such_match_is_said_clearly() -> None:

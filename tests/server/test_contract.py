@@ -124,6 +124,15 @@ async def test_a_too_large_frame_closes_with_1009_and_no_error(running: Running)
     assert [m["type"] for m in client.messages] == ["welcome"]
 
 
+async def _welcome_limits(url: str) -> wire.ServerLimits:
+    """The `limits` of the welcome a new client gets."""
+    client = await RawClient.open(url, "Ada")
+    welcome = wire.decode_server_message(client.frames[0])
+    await client.close()
+    assert isinstance(welcome, wire.Welcome) and welcome.limits is not None
+    return welcome.limits
+
+
 async def test_welcome_states_the_servers_limits() -> None:
     """`welcome.limits` holds this server's own timings and thresholds, the
     per-address ones included where they apply to the client's address."""
@@ -141,34 +150,20 @@ async def test_welcome_states_the_servers_limits() -> None:
         join_code_lockout=30.0,
         max_open_matches_per_player=2,
     )
-    async with serve(
-        hello_timeout=expected.hello_timeout,
-        max_bad_frames=expected.max_bad_frames,
-        rate_limit=expected.rate_limit,
-        rate_burst=expected.rate_burst,
-        grace_period=expected.grace_period,
-        max_connections_per_address=5,
-        new_players_per_minute=4.0,
-        join_code_tries=3,
-        join_code_lockout=30.0,
-        max_open_matches_per_player=2,
-        limit_loopback=True,
-    ) as running:
-        client = await RawClient.open(running.url, "Ada")
-        welcome = wire.decode_server_message(client.frames[0])
-        assert isinstance(welcome, wire.Welcome)
-        assert welcome.limits == expected
-        await client.close()
+    settings = {  # every limit but the protocol's own is a setting of the same name
+        name: getattr(expected, name)
+        for name in expected.__struct_fields__
+        if name not in ("min_turn_timer", "max_turn_timer")
+    }
+    async with serve(**settings, limit_loopback=True) as running:
+        assert await _welcome_limits(running.url) == expected
 
 
 async def test_welcome_leaves_out_per_address_limits_that_do_not_apply() -> None:
     """A client on loopback, which the per-address limits spare by default, is
     not told limits it is not held to; the others it is told."""
     async with serve(max_connections_per_address=5, join_code_tries=3) as running:
-        client = await RawClient.open(running.url, "Ada")
-        welcome = wire.decode_server_message(client.frames[0])
-        assert isinstance(welcome, wire.Welcome) and welcome.limits is not None
-        assert welcome.limits.max_connections_per_address is None
-        assert welcome.limits.new_players_per_minute is None
-        assert welcome.limits.join_code_tries == 3
-        await client.close()
+        limits = await _welcome_limits(running.url)
+    assert limits.max_connections_per_address is None
+    assert limits.new_players_per_minute is None
+    assert limits.join_code_tries == 3
