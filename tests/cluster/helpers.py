@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -124,10 +125,16 @@ class NodeProcess:
             return ""
 
 
-def fetch_health(port: int) -> dict[str, Any] | None:
-    """``GET /healthz`` of the node on ``port``, or None."""
+def fetch_health(port: int, *, tls: bool = False) -> dict[str, Any] | None:
+    """``GET /healthz`` of the node on ``port``, or None; ``tls``: over https,
+    the certificate unchecked (the tests check it where it matters)."""
+    context = None
+    if tls:
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/healthz"
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+        with urllib.request.urlopen(url, timeout=2, context=context) as answer:
             result: dict[str, Any] = json.load(answer)
             return result
     except (OSError, ValueError):

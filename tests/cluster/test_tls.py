@@ -7,9 +7,6 @@ still refused."""
 from __future__ import annotations
 
 import asyncio
-import json
-import ssl
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,7 @@ from client.redisproc import RedisProcess
 from client.sdk import RequestError, Session
 from server.tls import CERT_FILE, KEY_FILE, load
 
-from .helpers import NodeProcess, eventually, needs_redis, wait_sync
+from .helpers import NodeProcess, eventually, fetch_health, needs_redis, wait_sync
 
 pytestmark = needs_redis
 
@@ -38,17 +35,8 @@ class TlsNode(NodeProcess):
         return f"wss://127.0.0.1:{self.port}"
 
     def health(self) -> dict[str, Any] | None:
-        """Its ``/healthz`` over https (the certificate is checked by the tests, not here)."""
-        context = ssl.create_default_context()
-        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-        try:
-            with urllib.request.urlopen(
-                f"https://127.0.0.1:{self.port}/healthz", timeout=2, context=context
-            ) as answer:
-                result: dict[str, Any] = json.load(answer)
-                return result
-        except (OSError, ValueError):
-            return None
+        """Its ``/healthz`` over https."""
+        return fetch_health(self.port, tls=True)
 
     @property
     def fingerprint(self) -> str:
