@@ -183,6 +183,7 @@ class Match:
         "_legal",
         "_legal_table",
         "_mask",
+        "_moves_before",
         "_openings",
         "_phase",
         "_placed_secret",
@@ -260,6 +261,7 @@ class Match:
         self._revealed: list[Card] = []
         self._scoring: FinalScoring | None = None
         self._history: list[tuple[int, Action]] = []
+        self._moves_before: tuple[tuple[int, Action], ...] = ()
         self._setup_events: tuple[Event, ...] = ()
         #: by seat, the two cards dealt (R11), kept apart from the events handed out
         self._dealt: tuple[tuple[Card, ...], ...] = ()
@@ -368,6 +370,7 @@ class Match:
         active: int | None = None,
         used: TurnAction | None = None,
         drawn: Card | None = None,
+        moves: Sequence[tuple[int, Action]] = (),
     ) -> Match:
         """A match in the middle of its game, from every part of its state: what a
         bot's determinisation builds (``engine.bots.determinize``), and tests.
@@ -380,7 +383,8 @@ class Match:
         opening cards included (R9). ``deck`` lists the cards to be drawn,
         first drawn first. During a turn, ``active`` is the seat that must act,
         ``used`` the action its first card used (None before it) and ``drawn``
-        the card it must place (R13).
+        the card it must place (R13). ``moves`` are the turn actions played
+        so far, which observations list (R24).
 
         The colours' totals (R6) and the cards each seat put face down are
         worked out from these; the rest is checked against the rules that tie
@@ -435,6 +439,7 @@ class Match:
         events.extend(CardsDealt(seat, hand) for seat, hand in enumerate(match._dealt))
         match._setup_events = tuple(events)
         match._check_copies(hands if phase is _OPENING else ())
+        match._moves_before = tuple(moves)
         return match
 
     def _lay_festival(self, festival: Sequence[Card], ranking: Sequence[Colour]) -> None:
@@ -585,6 +590,7 @@ class Match:
         other._revealed = self._revealed.copy()
         other._scoring = self._scoring
         other._history = self._history.copy()
+        other._moves_before = self._moves_before
         other._setup_events = self._setup_events
         other._dealt = self._dealt
         other._quiet = False

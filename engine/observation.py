@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .actions import Action, TurnAction
+from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour
 from .events import PRIVATE_FIELDS, Event
 from .match import Match, Phase
@@ -21,6 +21,7 @@ from .scoring import FinalScoring, action_points
 __all__ = ["Observation", "SeatView", "observe", "project_event", "prompt_choices"]
 
 _TURN = Phase.TURN  # a module global: EnumType.__getattr__ makes Phase.TURN slow (3.11)
+_OPENING_KIND = ActionKind.OPENING
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,9 @@ class Observation:
     seats: tuple[SeatView, ...]
     revealed: tuple[Card, ...]  #: secret cards turned face up at the end (R19)
     scoring: FinalScoring | None
+    #: every turn's actions so far, with the seat that played each, in order (R24);
+    #: the opening choices (R11), which name a secret card, are not among them
+    moves: tuple[tuple[int, Action], ...]
     # -- private to the viewer (R25); empty for a spectator --
     hand: tuple[Card, ...]  #: the two dealt cards until the opening choice is made
     opening: tuple[Card, ...]  #: once chosen: (bouquet card, secret card)
@@ -124,6 +128,8 @@ def observe(match: Match, seat: int | None) -> Observation:
         ),
         revealed=tuple(m._revealed),
         scoring=m._scoring,
+        moves=m._moves_before
+        + tuple(entry for entry in m._history if entry[1].kind is not _OPENING_KIND),
         hand=hand,
         opening=opening,
         drawn=drawn,

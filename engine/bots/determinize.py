@@ -157,6 +157,7 @@ class Determiniser:
             active=obs.active,
             used=obs.used,
             drawn=drawn,
+            moves=obs.moves,
         )
 
     def _deal_openings(

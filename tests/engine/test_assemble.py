@@ -47,6 +47,7 @@ def parts(match: Match) -> dict[str, Any]:
         "active": match._active if match._phase is Phase.TURN else None,
         "used": match._used,
         "drawn": match._drawn,
+        "moves": observe(match, None).moves,
     }
 
 

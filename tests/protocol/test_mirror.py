@@ -76,11 +76,13 @@ def test_events_mirror_the_engine_events() -> None:
 
 def test_state_mirrors_the_observation() -> None:
     """The snapshot's state holds the observation's fields: the viewer is the
-    snapshot's `seat`, the player count is len(seats), the ruleset is `points`."""
+    snapshot's `seat`, the player count is len(seats), the ruleset is `points`,
+    and the moves so far are the events the client has already been sent."""
     assert fields(types.State) - {"points"} == fields(Observation) - {
         "viewer",
         "players",
         "ruleset",
+        "moves",
     }
     assert fields(types.SeatState) == fields(SeatView)
 
