@@ -9,8 +9,14 @@ that seat may know (R24–R25) — and never reads the match it plays in.
   *greedy* (the most points at once, :func:`engine.action_points`) and
   *medium* (one action ahead, with the majorities in view), and
   :func:`~engine.bots.policies.bot_policy`, every bot by name.
-* :mod:`engine.bots.search` — the *hard* bot: Monte Carlo search over deals
-  sampled from what its seat can see, bounded by time or by simulations.
+* :mod:`engine.bots.search` — the *hard* bot: at 4 players under the
+  standard ruleset the lookahead of :mod:`engine.bots.lookahead`, elsewhere
+  Monte Carlo search over deals sampled from what its seat can see; bounded
+  by time or by simulations.
+* :mod:`engine.bots.lookahead` — one round of lookahead on a light table
+  (:mod:`engine.bots.table`), scored by a learned network
+  (:mod:`engine.bots.value`, trained by :mod:`engine.tools.train_value`),
+  with the others' secret cards dealt by :mod:`engine.bots.inference`.
 * :mod:`engine.bots.determinize` — those samples: whole matches, built with
   :meth:`engine.Match.assemble`, that the seat cannot tell from the real one.
 

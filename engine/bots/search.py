@@ -1,5 +1,7 @@
 """The *hard* bot: information-set Monte Carlo search with the engine as its
-forward model.
+forward model — or, at 4 players under the standard ruleset, where a learned
+evaluation was trained, the lookahead of :mod:`engine.bots.lookahead`
+(:class:`HardPolicy` picks).
 
 It decides from one seat's observation only. Each simulation deals the cards
 that seat cannot see at random (:mod:`engine.bots.determinize`), then tries every
@@ -23,7 +25,9 @@ from dataclasses import dataclass
 from ..actions import Action
 from ..match import Match
 from ..observation import Observation
+from .decision import SearchResult
 from .determinize import Determiniser
+from .lookahead import DEFAULT_SAMPLES, LookaheadPolicy, supports
 
 __all__ = [
     "DEFAULT_BUDGET_MS",
@@ -60,16 +64,6 @@ def outcome(match: Match, seat: int) -> float:
     del totals[seat]
     share = 1.0 / len(scoring.winners) if seat in scoring.winners else 0.0
     return share + (mine - max(totals)) / 100.0
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """What a search found: each legal action's mean outcome."""
-
-    action: Action
-    actions: tuple[Action, ...]
-    values: tuple[float, ...]  #: mean outcome of each action, same order
-    simulations: int  #: determinisations tried (each with every action)
 
 
 def search(
@@ -124,8 +118,10 @@ def _best(legal: Sequence[Action], values: Sequence[float]) -> Action:
 
 @dataclass(frozen=True, slots=True)
 class HardPolicy:
-    """The hard bot as a :data:`~engine.bots.policies.Policy`: :func:`search` with a
-    fixed bound. A plain value, so it pickles into a worker process."""
+    """The hard bot as a :data:`~engine.bots.policies.Policy`: the lookahead
+    where it plays, else :func:`search`, with a fixed bound (``simulations``
+    counts the deals either samples). A plain value, so it pickles into a
+    worker process."""
 
     budget_ms: float | None = DEFAULT_BUDGET_MS  #: thinking time per decision
     simulations: int | None = None  #: or a fixed number of deals, reproducibly
@@ -143,7 +139,14 @@ class HardPolicy:
         return self.search(observation, rng).action
 
     def search(self, observation: Observation, rng: random.Random) -> SearchResult:
-        """Search, and return all it found (:func:`search` with this bot's bounds)."""
+        """Think, and return all it found: the lookahead where it plays
+        (:func:`engine.bots.lookahead.supports`), else :func:`search`."""
+        if supports(observation):
+            lookahead = LookaheadPolicy(
+                samples=self.simulations if self.simulations is not None else DEFAULT_SAMPLES,
+                budget_ms=self.budget_ms,
+            )
+            return lookahead.search(observation, rng)
         return search(observation, rng, budget_ms=self.budget_ms, simulations=self.simulations)
 
 
@@ -152,10 +155,11 @@ def hard_policy(
     *,
     simulations: int | None = None,
 ) -> HardPolicy:
-    """The hard bot (see :func:`search`).
+    """The hard bot (see :class:`HardPolicy`).
 
-    ``hard_policy()`` thinks for about 300 ms a decision; ``hard_policy(50)``
-    for 50 ms; ``hard_policy(None, simulations=20)`` tries 20 deals and is
+    ``hard_policy()`` thinks for at most about 300 ms a decision (the
+    lookahead stops sooner, after its 64 deals); ``hard_policy(50)`` for
+    50 ms; ``hard_policy(None, simulations=20)`` tries 20 deals and is
     reproducible.
     """
     return HardPolicy(budget_ms, simulations)

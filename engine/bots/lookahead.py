@@ -1,0 +1,196 @@
+"""The *hard* bot at 4 players under the standard ruleset: one round of
+lookahead, scored by a learned evaluation.
+
+For every legal action it deals the cards its seat cannot see, many times
+(the same deals for every action, so luck cancels out of the comparison):
+the other seats' secret cards from what their play suggests
+(:mod:`engine.bots.inference`), the rest at random. On each deal it plays the
+action; on a turn's first card it draws the second and places it the way the
+value network (:mod:`engine.bots.value`) likes best; then every other seat
+plays its next turn as the medium bot would; the table at the bot's next turn
+is scored by the network — or, when the deck runs out first, by sampling the
+reveal (R19) and scoring the end exactly (R20–R23). The best mean wins.
+
+Everything it reads is in its seat's :class:`~engine.observation.Observation`;
+it never sees the match. With a fixed number of deals and no time budget a
+decision depends only on the observation and the generator.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from ..actions import Action, ActionKind
+from ..observation import Observation
+from ..ruleset import DEFAULT_RULESET
+from .decision import SearchResult
+from .inference import (
+    TURN_ACTION,
+    deal_secrets,
+    expect_secrets,
+    medium_choices,
+    secret_likelihoods,
+    turn_choices,
+)
+from .table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
+from .value import ValueNet, shipped_net
+
+__all__ = ["DEFAULT_SAMPLES", "LookaheadPolicy", "supports"]
+
+#: Deals per decision when none is given: more gained nothing measurable.
+DEFAULT_SAMPLES = 64
+#: Random reveals averaged when the deck runs out in a lookahead.
+REVEAL_SAMPLES = 24
+#: The player count the network was trained for.
+PLAYERS = 4
+
+_HOW = {
+    ActionKind.KEEP: KEEP,
+    ActionKind.GIVE: GIVE,
+    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
+    ActionKind.ADD_SECRET: ADD_SECRET,
+}
+_OPENING = ActionKind.OPENING
+
+
+def supports(observation: Observation) -> bool:
+    """Whether the lookahead bot plays this match: 4 players, standard ruleset."""
+    return observation.players == PLAYERS and observation.ruleset == DEFAULT_RULESET
+
+
+@dataclass(frozen=True)
+class LookaheadPolicy:
+    """The lookahead bot as a policy: at most ``samples`` deals a decision,
+    and no more than ``budget_ms`` of thinking when a budget is given."""
+
+    samples: int = DEFAULT_SAMPLES
+    budget_ms: float | None = None
+    net: ValueNet = field(default_factory=shipped_net, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise ValueError(f"samples must be at least 1, got {self.samples!r}")
+        if self.budget_ms is not None and self.budget_ms <= 0:
+            raise ValueError(f"budget_ms must be positive, got {self.budget_ms!r}")
+
+    def __call__(self, observation: Observation, rng: random.Random) -> Action:
+        """Choose the viewer's action."""
+        return self.search(observation, rng).action
+
+    def search(self, observation: Observation, rng: random.Random) -> SearchResult:
+        """Choose, and return each legal action's mean win share over the deals."""
+        legal = observation.legal_actions
+        if observation.viewer is None or not legal:
+            raise ValueError("the viewer has nothing to do now")
+        if len(legal) == 1:
+            return SearchResult(legal[0], legal, (0.0,), 0)
+        if legal[0].kind is _OPENING:
+            values = self._opening(observation)
+            best = max(values)
+            action = legal[values.index(best)]
+            return SearchResult(action, legal, tuple(values), 0)
+        sums, deals = self._lookahead(observation, rng)
+        best = max(sums)
+        action = rng.choice([a for a, v in zip(legal, sums, strict=True) if v >= best - 1e-12])
+        return SearchResult(action, legal, tuple(v / deals for v in sums), deals)
+
+    def _opening(self, observation: Observation) -> list[float]:
+        """R11: how much the network likes the table after each choice (a logit)."""
+        assert observation.viewer is not None
+        base = Table.from_observation(observation)
+        base.next_seat = observation.first_seat
+        first, second = observation.hand
+        values = []
+        for action in observation.legal_actions:
+            assert action.secret is not None
+            kept = second if action.secret is first else first
+            table = base.copy()
+            table.place(table.me, card_index(kept), KEEP)
+            table.points[table.me] = 0
+            table.place(table.me, card_index(action.secret), ADD_SECRET)
+            table.secret_size = observation.players
+            values.append(self.net.logit_of(table))
+        return values
+
+    def _lookahead(self, observation: Observation, rng: random.Random) -> tuple[list[float], int]:
+        """Each legal action's summed win share over the deals, and how many deals."""
+        deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000.0
+        legal = observation.legal_actions
+        table = Table.from_observation(observation)
+        me = table.me
+        drawn = observation.drawn
+        assert drawn is not None
+        card = card_index(drawn)
+        first = observation.used is None and observation.deck_count > 0
+        table.seen[card] += 1
+        unseen = table.unseen()
+        table.seen[card] -= 1
+        likelihoods = [x for seat, x in secret_likelihoods(observation) if seat != me]
+        if likelihoods:
+            expect_secrets(table, likelihoods, unseen)
+        sums = [0.0] * len(legal)
+        seed = rng.getrandbits(32)
+        deals = 0
+        while deals < self.samples:
+            deal = random.Random(seed + deals)
+            deals += 1
+            left = unseen[:]
+            secrets = deal_secrets(likelihoods, left, deal)
+            order = [c for c, n in enumerate(left) for _ in range(n)]
+            deal.shuffle(order)
+            reveal_seed = deal.getrandbits(32)
+            turn_seed = deal.getrandbits(32)
+            for j, action in enumerate(legal):
+                t = table.copy()
+                t.others = secrets[:]
+                t.place(me, card, _HOW[action.kind], action.to_seat)
+                pool = order[:]
+                if first:
+                    second = pool.pop()
+                    t.deck -= 1
+                    t = self._second_card(t, second, _HOW[action.kind], reveal_seed)
+                sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveal_seed)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return sums, deals
+
+    def _second_card(self, t: Table, card: int, used: int, reveal_seed: int) -> Table:
+        """The table after the bot places its turn's second card as the network likes best."""
+        best: tuple[float, Table] | None = None
+        for how, to in turn_choices(TURN_ACTION[used], t.me, t.players):
+            after = t.copy()
+            after.place(t.me, card, how, to)
+            after.next_seat = (t.me + 1) % t.players
+            if after.deck > 0:
+                value = self.net.logit_of(after)
+            else:
+                value = after.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
+            if best is None or value > best[0]:
+                best = (value, after)
+        assert best is not None
+        return best[1]
+
+    def _others_turns(
+        self, t: Table, pool: list[int], rng: random.Random, reveal_seed: int
+    ) -> float:
+        """Play every other seat's next turn as the medium bot; score the bot's next turn."""
+        players, me = t.players, t.me
+        seat = (me + 1) % players
+        while seat != me:
+            if t.deck <= 0:
+                return t.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
+            used = None
+            for _ in range(2):
+                card = pool.pop()
+                t.deck -= 1
+                chosen = medium_choices(t, seat, card, used)
+                how, to = chosen[int(rng.random() * len(chosen))]
+                t.place(seat, card, how, to)
+                used = TURN_ACTION[how]
+            seat = (seat + 1) % players
+        if t.deck <= 0:
+            return t.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
+        t.next_seat = me
+        return self.net.win_share(t)

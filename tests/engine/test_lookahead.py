@@ -1,0 +1,229 @@
+"""The hard bot's lookahead at 4 players: its light table agrees with the
+engine's rules and scoring, its reading of the others' secret cards never
+rules out the truth, and it decides from its seat's observation alone.
+
+Tests may read a match's internal attributes to check its invariants; the
+bots never do — they see one seat's observation only (R24–R26).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import DEFAULT_RULESET, Action, ActionKind, Match, observe
+from engine.bots.inference import FLOOR, medium_choices, secret_likelihoods
+from engine.bots.lookahead import LookaheadPolicy, supports
+from engine.bots.policies import medium_policy, random_policy, standing
+from engine.bots.search import hard_policy
+from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
+from engine.bots.value import FEATURES, features, shipped_net
+from engine.ruleset import ruleset_from_mapping
+from engine.scoring import final_scoring
+from tests.helpers_deals import Deal, hidden_places, mapped_moves, swap_hidden
+
+_HOW = {
+    ActionKind.KEEP: KEEP,
+    ActionKind.GIVE: GIVE,
+    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
+    ActionKind.ADD_SECRET: ADD_SECRET,
+}
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _same_public_table(a: Table, b: Table) -> None:
+    assert a.ranking == b.ranking
+    assert a.totals == b.totals
+    assert a.counts == b.counts and a.values == b.values
+    assert a.points == b.points
+    assert a.secret_size == b.secret_size
+    assert a.seen == b.seen
+
+
+@PROPERTY
+@given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
+def test_r14_r17_a_table_places_cards_as_the_engine_does(players: int, seed: int) -> None:
+    """Every turn action played on the light table (R14–R17, R8) gives the
+    table the engine's own next observation shows, at every player count."""
+    match = Match.new(players, seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        action = random_policy(observation, rng)
+        if action.kind is ActionKind.OPENING or match._deck == []:
+            match.apply(seat, action)
+            continue
+        table = Table.from_observation(observation)
+        assert observation.drawn is not None
+        table.place(seat, card_index(observation.drawn), _HOW[action.kind], action.to_seat)
+        match.apply(seat, action)
+        _same_public_table(table, Table.from_observation(observe(match, seat)))
+
+
+@PROPERTY
+@given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
+def test_r20_r22_a_table_scores_majorities_as_the_engine_does(players: int, seed: int) -> None:
+    """The table's majorities and the medium bot's standing match the
+    engine's final scoring (R20–R22) on the ranking as it stands."""
+    match = Match.new(players, seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if observation.legal_actions[0].kind is not ActionKind.OPENING:
+            table = Table.from_observation(observation)
+            scoring = final_scoring(
+                observation.ruleset,
+                observation.ranking,
+                [view.bouquet for view in observation.seats],
+                [view.keeping for view in observation.seats],
+                [view.giving for view in observation.seats],
+            )
+            assert table.majorities() == [p.majority_total for p in scoring.players]
+            assert table.standing(seat) == standing(observation, seat)
+        match.apply(seat, random_policy(observation, rng))
+
+
+def _medium_match(seed: int) -> tuple[Match, list[tuple[int, list[float]]]]:
+    """A 4-medium match played to its last turn, and seat 0's reading of the
+    others' secret cards there."""
+    match = Match.new(4, seed)
+    rngs = [random.Random(f"{seed}:{s}") for s in range(4)]
+    reading: list[tuple[int, list[float]]] = []
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if seat == 0 and observation.legal_actions[0].kind is not ActionKind.OPENING:
+            reading = secret_likelihoods(observation)
+        match.apply(seat, medium_policy(observation, rngs[seat]))
+    return match, reading
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_r25_reading_a_medium_player_never_rules_out_its_secret_card(seed: int) -> None:
+    """Against medium players, every card another seat put face down (R11,
+    R16) is one the reading finds likely, above the floor kept for any card;
+    the reading has one entry per such card, each seat's in the order they went down."""
+    match, reading = _medium_match(seed)
+    by_seat: dict[int, list[list[float]]] = {1: [], 2: [], 3: []}
+    for seat, likelihood in reading:
+        assert len(likelihood) == 12 and min(likelihood) >= FLOOR
+        by_seat[seat].append(likelihood)
+    for seat, read in by_seat.items():
+        hidden = match._placed_secret[seat]
+        assert 1 <= len(read) <= len(hidden)  # seat 0 read them at its last decision
+        for likelihood, card in zip(read, hidden, strict=False):
+            assert likelihood[card_index(card)] > FLOOR
+
+
+def test_medium_choices_model_the_medium_bot() -> None:
+    """What the medium bot does is always among the choices the model finds
+    best for it, card by card, until the last card of the match."""
+    match = Match.new(4, 3)
+    rngs = [random.Random(f"m:{s}") for s in range(4)]
+    checked = 0
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        action = medium_policy(observation, rngs[seat])
+        if action.kind is not ActionKind.OPENING and observation.deck_count > 0:
+            assert observation.drawn is not None
+            chosen = medium_choices(
+                Table.from_observation(observation),
+                seat,
+                card_index(observation.drawn),
+                observation.used,
+            )
+            assert (_HOW[action.kind], action.to_seat) in chosen
+            checked += 1
+        match.apply(seat, action)
+    assert checked > 40
+
+
+def test_moves_are_the_turn_actions_without_the_openings() -> None:
+    """An observation lists every turn action with its seat (R24), never an
+    opening choice, which names a secret card (R25)."""
+    match = Match.new(4, 11)
+    rng = random.Random(0)
+    while not match.is_over:
+        seat = match.to_act[0]
+        match.apply(seat, random_policy(observe(match, seat), rng))
+    moves = observe(match, None).moves
+    assert list(moves) == [m for m in match.history if m[1].kind is not ActionKind.OPENING]
+    assert len(moves) == 56 and observe(match, 2).moves == moves
+
+
+def _decide(deal: Deal, moves: list[tuple[int, Action]]) -> tuple[object, ...]:
+    match = deal.match(seed=1)
+    for seat, action in moves:
+        match.apply(seat, action)
+    observation = observe(match, match.to_act[0])
+    result = LookaheadPolicy(samples=6).search(observation, random.Random(5))
+    return observation, result
+
+
+def test_r26_the_lookahead_cannot_see_hidden_cards() -> None:
+    """Two deals that differ only in cards hidden from the seat to move — the
+    removed cards, the others' face-down cards, the deck — give it the same
+    observation and the lookahead, seeded alike, the same values (R26)."""
+    deal = Deal.of(Match.new(4, 21))
+    match = deal.match(seed=1)
+    rngs = [random.Random(f"h:{s}") for s in range(4)]
+    moves: list[tuple[int, Action]] = []
+    while len(moves) < 4 + 20:
+        seat = match.to_act[0]
+        action = medium_policy(observe(match, seat), rngs[seat])
+        match.apply(seat, action)
+        moves.append((seat, action))
+    viewer = match.to_act[0]
+    drawn = sum(1 for _, action in moves if action.kind is not ActionKind.OPENING)
+    places = hidden_places(deal, moves, viewer) + [
+        place for place in deal.cards if place[0] == "deck" and place[1] > drawn
+    ]
+    other = swap_hidden(deal, places, list(reversed(range(len(places)))))
+    seen, chosen = _decide(deal, moves)
+    seen_too, chosen_too = _decide(other, mapped_moves(deal, other, moves))
+    assert seen == seen_too
+    assert chosen == chosen_too
+
+
+def test_the_lookahead_is_reproducible_and_plays_whole_matches() -> None:
+    """With a fixed number of deals a decision depends on the observation and
+    the generator only; the bot plays legal moves to the end against medium."""
+    match = Match.new(4, 8)
+    rngs = [random.Random(f"r:{s}") for s in range(4)]
+    bot = hard_policy(None, simulations=3)
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if seat == 1:
+            action = bot(observation, random.Random(len(observation.moves)))
+            assert action == bot(observation, random.Random(len(observation.moves)))
+            assert action in observation.legal_actions
+        else:
+            action = medium_policy(observation, rngs[seat])
+        match.apply(seat, action)
+    assert match.scoring is not None
+
+
+def test_the_hard_bot_looks_ahead_only_where_its_network_was_trained() -> None:
+    """4 players under the standard ruleset look ahead; other player counts
+    and house rules (R30) fall back to the Monte Carlo search."""
+    house = ruleset_from_mapping({"name": "house", "reveal_size": 4})
+    assert supports(observe(Match.new(4, 1), 0))
+    assert not supports(observe(Match.new(3, 1), 0))
+    assert not supports(observe(Match.new(4, 1, house), 0))
+    assert DEFAULT_RULESET.name == "standard"
+
+
+def test_the_shipped_network_reads_the_features() -> None:
+    """The network ships with the package and takes the features it was trained on."""
+    net = shipped_net()
+    table = Table.from_observation(observe(Match.new(4, 2), 0))
+    assert len(features(table)) == FEATURES
+    assert len(net.hidden[0]) == FEATURES + len(net.extra_inputs)
+    assert 0.0 < net.win_share(table) < 1.0
