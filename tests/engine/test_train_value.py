@@ -1,0 +1,95 @@
+"""Training the lookahead bot's value network: the rows a match gives, the
+reading of secret cards they carry, a fit, and the command line's errors.
+Real files in a temporary folder; matches small enough to stay quick."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from array import array
+from pathlib import Path
+
+import pytest
+
+from engine import ActionKind, Match, observe
+from engine.bots.inference import FLOOR, secret_likelihoods
+from engine.bots.policies import medium_policy
+from engine.bots.value import FEATURES, ValueNet
+from engine.tools.train_value import ROW, _Reading, fit, generate, main
+
+
+def test_rows_hold_features_and_how_each_seat_ended(tmp_path: Path) -> None:
+    """Every turn of a 4-player match gives a row per seat, with the seat's
+    share of the victory (R23) and, for the lookahead bot's seat, a flag."""
+    medium = tmp_path / "medium.rows"
+    assert generate(2, 0, medium, None, 1, workers=1) == 2 * 28 * 4
+    rows = array("f", medium.read_bytes())
+    for k in range(0, len(rows), ROW):
+        row = rows[k : k + ROW]
+        assert all(math.isfinite(x) for x in row)
+        assert 0.0 <= row[FEATURES] <= 1.0 and row[FEATURES + 2] == 0.0
+    net = tmp_path / "net.json"
+    assert main(["fit", "--epochs", "1", "--out", str(net), str(medium)]) == 0
+    bot = tmp_path / "bot.rows"
+    assert generate(1, 5, bot, net, 1, workers=1) == 28 * 4
+    flags = array("f", bot.read_bytes())[FEATURES + 2 :: ROW]
+    assert sum(flags) == 28  # seat 5 % 4 = 1, one row a turn
+
+
+def test_a_fit_learns_and_writes_a_network_the_bots_read(tmp_path: Path) -> None:
+    """The fitted network predicts better than chance on held-out matches,
+    and takes the bot's flag as an extra input once bot rows are in."""
+    medium, bot = tmp_path / "m.rows", tmp_path / "b.rows"
+    generate(30, 100, medium, None, 1, workers=1)
+    first = fit([(medium, 1.0)], epochs=3, log=False)
+    assert first.extra_inputs == ()
+    weights = tmp_path / "first.json"
+    weights.write_text(json.dumps(first.to_mapping()))
+    generate(1, 7, bot, weights, 1, workers=1)
+    second = fit([(medium, 1.0), (bot, 5.0)], epochs=1, log=False)
+    assert second.extra_inputs == (1.0,)
+    assert ValueNet.from_mapping(second.to_mapping()) == second
+
+
+def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> None:
+    """What the generator reads move by move is what the bot finds from its
+    observation alone (R24), at the start of every seat's turn."""
+    match = Match.new(4, 12)
+    rngs = [random.Random(f"t:{s}") for s in range(4)]
+    reading = _Reading()
+    compared = 0
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if observation.legal_actions[0].kind is not ActionKind.OPENING and reading.opened:
+            mine = [(s, [max(FLOOR, x) for x in lk]) for s, lk in reading.found if s != seat]
+            theirs = [(s, lk) for s, lk in secret_likelihoods(observation) if s != seat]
+            assert mine == theirs
+            compared += 1
+        action = medium_policy(observation, rngs[seat])
+        reading.before(match, seat, action)
+        match.apply(seat, action)
+    assert compared > 40
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["fit", "--out", "x.json", "nowhere.rows"], "no such file of rows"),
+        (["fit", "--out", "x.json", "{rows}:lots"], "is not a number"),
+        (["generate", "--matches", "0", "--out", "x.rows"], "at least 1"),
+        (["generate", "--matches", "1", "--bot-weights", "no.json", "--out", "x"], "no such file"),
+        (["recipe"], "--dir"),
+    ],
+)
+def test_bad_flags_are_refused_with_a_reason(
+    argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong flag exits with status 2 and says what was wrong."""
+    rows = tmp_path / "r.rows"
+    rows.write_bytes(b"")
+    with pytest.raises(SystemExit) as exit_:
+        main([a.format(rows=rows) for a in argv])
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err
