@@ -19,6 +19,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from ._chance import generator, randbelow, shuffle
 from ._values import maker, value_class
@@ -153,6 +154,29 @@ def _fresh_deck(copies: int) -> list[Card]:
     if deck is None:
         deck = _DECKS[copies] = tuple(card for card in all_cards() for _ in range(copies))
     return list(deck)
+
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsGetItem
+
+K = TypeVar("K")
+
+
+def climb(ranking: list[K], totals: SupportsGetItem[K, int], colour: K) -> None:
+    """R8, once ``colour``'s total has risen: it climbs from its place (or the
+    bottom, if it was unranked) past every colour just above whose total is
+    not higher, so it goes above those it ties with; the others keep their order.
+    ``totals`` is read by colour: a mapping, or a list for colours numbered 0–3."""
+    total = totals[colour]
+    if colour in ranking:
+        i = ranking.index(colour)
+    else:
+        i = len(ranking)
+        ranking.append(colour)
+    while i and totals[ranking[i - 1]] <= total:
+        ranking[i] = ranking[i - 1]
+        i -= 1
+    ranking[i] = colour
 
 
 class Match:
@@ -835,19 +859,9 @@ class Match:
         every colour just above whose total is not higher than its new one.
         """
         colour = card.colour
-        totals = self._totals
-        total = totals[colour] = totals[colour] + card.value
+        self._totals[colour] += card.value
         self._festival.append(card)
-        ranking = self._ranking
-        if colour in ranking:
-            i = ranking.index(colour)
-        else:
-            i = len(ranking)
-            ranking.append(colour)
-        while i and totals[ranking[i - 1]] <= total:
-            ranking[i] = ranking[i - 1]
-            i -= 1
-        ranking[i] = colour
+        climb(self._ranking, self._totals, colour)
 
     def _end_game(self, events: list[Event] | None) -> None:
         """R19: reveal up to five secret cards at random; then R20–R23."""

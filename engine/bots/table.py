@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cards import COLOURS, VALUES, Card, Colour
+from ..match import climb
 from ..observation import Observation
 from ..ruleset import Ruleset
 
@@ -318,13 +319,5 @@ class Table:
 
 
 def _raise(totals: list[int], ranking: list[int], colour: int, value: int) -> None:
-    total = totals[colour] = totals[colour] + value
-    if colour in ranking:
-        i = ranking.index(colour)
-    else:
-        i = len(ranking)
-        ranking.append(colour)
-    while i and totals[ranking[i - 1]] <= total:
-        ranking[i] = ranking[i - 1]
-        i -= 1
-    ranking[i] = colour
+    totals[colour] += value
+    climb(ranking, totals, colour)
