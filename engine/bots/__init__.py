@@ -14,7 +14,7 @@ that seat may know (R24–R25) — and never reads the match it plays in.
   Monte Carlo search over deals sampled from what its seat can see; bounded
   by time or by simulations.
 * :mod:`engine.bots.lookahead` — one round of lookahead on a light table
-  (:mod:`engine.bots.table`), scored by a learned network
+  (:mod:`engine.bots.table`), or to the end near it, scored by a learned network
   (:mod:`engine.bots.value`, trained by :mod:`engine.tools.train_value`),
   with the others' secret cards dealt by :mod:`engine.bots.inference`.
 * :mod:`engine.bots.determinize` — those samples: whole matches, built with

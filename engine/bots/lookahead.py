@@ -8,8 +8,10 @@ the other seats' secret cards from what their play suggests
 action; on a turn's first card it draws the second and places it the way the
 value network (:mod:`engine.bots.value`) likes best; then every other seat
 plays its next turn as the medium bot would; the table at the bot's next turn
-is scored by the network — or, when the deck runs out first, by sampling the
-reveal (R19) and scoring the end exactly (R20–R23). The best mean wins.
+is scored by the network. When that next turn is the bot's last, it is played
+too (each card placed as the network likes best) and the others' last turns
+after it, so the match ends inside the lookahead; an end is scored by
+sampling the reveal (R19) and scoring exactly (R20–R23). The best mean wins.
 
 Everything it reads is in its seat's :class:`~engine.observation.Observation`;
 it never sees the match. With a fixed number of deals and no time budget a
@@ -175,22 +177,51 @@ class LookaheadPolicy:
     def _others_turns(
         self, t: Table, pool: list[int], rng: random.Random, reveal_seed: int
     ) -> float:
-        """Play every other seat's next turn as the medium bot; score the bot's next turn."""
-        players, me = t.players, t.me
-        seat = (me + 1) % players
-        while seat != me:
-            if t.deck <= 0:
-                return t.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
-            used = None
-            for _ in range(2):
-                card = pool.pop()
-                t.deck -= 1
-                chosen = medium_choices(t, seat, card, used)
-                how, to = chosen[int(rng.random() * len(chosen))]
-                t.place(seat, card, how, to)
-                used = TURN_ACTION[how]
-            seat = (seat + 1) % players
+        """Play every other seat's next turn as the medium bot; score the bot's
+        next turn, or play on to the end when that turn is the bot's last."""
+        _others_round(t, pool, rng)
+        if 0 < t.deck <= 2 * t.players:
+            t = self._last_turn(t, pool, reveal_seed)
+            _others_round(t, pool, rng)
         if t.deck <= 0:
             return t.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
-        t.next_seat = me
+        t.next_seat = t.me
         return self.net.win_share(t)
+
+    def _last_turn(self, t: Table, pool: list[int], reveal_seed: int) -> Table:
+        """The table after the bot's last turn, each card placed as the network likes best."""
+        card = pool.pop()
+        t.deck -= 1
+        t.next_seat = t.me
+        best: tuple[float, Table, int] | None = None
+        for how, to in turn_choices(None, t.me, t.players):
+            after = t.copy()
+            after.place(t.me, card, how, to)
+            value = self.net.logit_of(after)
+            if best is None or value > best[0]:
+                best = (value, after, how)
+        assert best is not None
+        _, t, used = best
+        if t.deck <= 0:
+            return t
+        second = pool.pop()
+        t.deck -= 1
+        return self._second_card(t, second, used, reveal_seed)
+
+
+def _others_round(t: Table, pool: list[int], rng: random.Random) -> None:
+    """Every seat after the bot's plays its next turn as the medium bot, while cards last."""
+    players, me = t.players, t.me
+    seat = (me + 1) % players
+    while seat != me and t.deck > 0:
+        used = None
+        for _ in range(2):
+            if t.deck <= 0:
+                break
+            card = pool.pop()
+            t.deck -= 1
+            chosen = medium_choices(t, seat, card, used)
+            how, to = chosen[int(rng.random() * len(chosen))]
+            t.place(seat, card, how, to)
+            used = TURN_ACTION[how]
+        seat = (seat + 1) % players

@@ -9,6 +9,7 @@ bots never do — they see one seat's observation only (R24–R26).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field, fields
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,7 +21,7 @@ from engine.bots.lookahead import LookaheadPolicy, supports
 from engine.bots.policies import medium_policy, random_policy, standing
 from engine.bots.search import hard_policy
 from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
-from engine.bots.value import FEATURES, features, shipped_net
+from engine.bots.value import FEATURES, ValueNet, features, shipped_net
 from engine.ruleset import ruleset_from_mapping
 from engine.scoring import final_scoring
 from tests.helpers_deals import Deal, hidden_places, mapped_moves, swap_hidden
@@ -227,3 +228,36 @@ def test_the_shipped_network_reads_the_features() -> None:
     assert len(features(table)) == FEATURES
     assert len(net.hidden[0]) == FEATURES + len(net.extra_inputs)
     assert 0.0 < net.win_share(table) < 1.0
+
+
+@dataclass(frozen=True)
+class _CountingNet(ValueNet):
+    """The shipped network, noting the cards left in the deck at every table it scores."""
+
+    decks: list[int] = field(default_factory=list, compare=False)
+
+    def win_share(self, t: Table) -> float:
+        self.decks.append(t.deck)
+        return super().win_share(t)
+
+
+def test_r18_r23_the_bots_last_turn_is_played_out_not_guessed() -> None:
+    """The network scores the table at the bot's next turn only while more
+    turns follow it; from the turn before its last, every deal is played to
+    the end of the match and scored by the rules (R18–R23)."""
+    shipped = shipped_net()
+    net = _CountingNet(**{f.name: getattr(shipped, f.name) for f in fields(ValueNet)})
+    bot = LookaheadPolicy(samples=4, net=net)
+    match = Match.new(4, 12)
+    rngs = [random.Random(f"l:{s}") for s in range(4)]
+    scored: list[bool] = []
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if seat == 2 and observation.used is None and observation.drawn is not None:
+            net.decks.clear()
+            bot.search(observation, random.Random(0))
+            assert all(deck > 2 * 4 for deck in net.decks)
+            scored.append(bool(net.decks))
+        match.apply(seat, medium_policy(observation, rngs[seat]))
+    assert scored == [True] * 5 + [False] * 2
