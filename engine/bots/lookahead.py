@@ -150,29 +150,33 @@ class LookaheadPolicy:
                 t.place(me, card, _HOW[action.kind], action.to_seat)
                 pool = order[:]
                 if first:
-                    second = pool.pop()
-                    t.deck -= 1
-                    t = self._second_card(t, second, _HOW[action.kind], reveal_seed)
+                    t, _ = self._place_best(t, _draw(t, pool), _HOW[action.kind], reveal_seed)
                 sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveal_seed)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         return sums, deals
 
-    def _second_card(self, t: Table, card: int, used: int, reveal_seed: int) -> Table:
-        """The table after the bot places its turn's second card as the network likes best."""
-        best: tuple[float, Table] | None = None
-        for how, to in turn_choices(TURN_ACTION[used], t.me, t.players):
+    def _place_best(
+        self, t: Table, card: int, used: int | None, reveal_seed: int
+    ) -> tuple[Table, int]:
+        """The table after the bot places ``card`` as the network likes best, and
+        how it placed it; ``used`` is how the turn's first card went (``None``
+        for the first card itself)."""
+        me, players = t.me, t.players
+        next_seat = me if used is None else (me + 1) % players
+        best: tuple[float, Table, int] | None = None
+        for how, to in turn_choices(None if used is None else TURN_ACTION[used], me, players):
             after = t.copy()
-            after.place(t.me, card, how, to)
-            after.next_seat = (t.me + 1) % t.players
+            after.place(me, card, how, to)
+            after.next_seat = next_seat
             if after.deck > 0:
                 value = self.net.logit_of(after)
             else:
                 value = after.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
             if best is None or value > best[0]:
-                best = (value, after)
+                best = (value, after, how)
         assert best is not None
-        return best[1]
+        return best[1], best[2]
 
     def _others_turns(
         self, t: Table, pool: list[int], rng: random.Random, reveal_seed: int
@@ -190,23 +194,16 @@ class LookaheadPolicy:
 
     def _last_turn(self, t: Table, pool: list[int], reveal_seed: int) -> Table:
         """The table after the bot's last turn, each card placed as the network likes best."""
-        card = pool.pop()
-        t.deck -= 1
-        t.next_seat = t.me
-        best: tuple[float, Table, int] | None = None
-        for how, to in turn_choices(None, t.me, t.players):
-            after = t.copy()
-            after.place(t.me, card, how, to)
-            value = self.net.logit_of(after)
-            if best is None or value > best[0]:
-                best = (value, after, how)
-        assert best is not None
-        _, t, used = best
-        if t.deck <= 0:
-            return t
-        second = pool.pop()
-        t.deck -= 1
-        return self._second_card(t, second, used, reveal_seed)
+        t, used = self._place_best(t, _draw(t, pool), None, reveal_seed)
+        if t.deck > 0:
+            t, _ = self._place_best(t, _draw(t, pool), used, reveal_seed)
+        return t
+
+
+def _draw(t: Table, pool: list[int]) -> int:
+    """The next card of the dealt deck, taken from the table's deck count."""
+    t.deck -= 1
+    return pool.pop()
 
 
 def _others_round(t: Table, pool: list[int], rng: random.Random) -> None:
@@ -218,8 +215,7 @@ def _others_round(t: Table, pool: list[int], rng: random.Random) -> None:
         for _ in range(2):
             if t.deck <= 0:
                 break
-            card = pool.pop()
-            t.deck -= 1
+            card = _draw(t, pool)
             chosen = medium_choices(t, seat, card, used)
             how, to = chosen[int(rng.random() * len(chosen))]
             t.place(seat, card, how, to)
