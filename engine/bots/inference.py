@@ -77,14 +77,12 @@ def medium_choices(table: Table, seat: int, card: int, used: TurnAction | None) 
     a face-down card counting as face up in the chance it is revealed."""
     best = -1e9
     chosen: list[Choice] = []
-    face_up = 0.0
+    face_up = hidden = 0.0
     choices = turn_choices(used, seat, table.players)
-    for how, to in choices:
+    for (how, to), value in zip(choices, table.standings_after(seat, card, choices), strict=True):
         if how == ADD_SECRET:
+            hidden = value
             continue
-        after = table.copy()
-        after.place(seat, card, how, to)
-        value: float = after.standing(seat)
         if how == ADD_FACE_UP:
             face_up = value
         if value > best + 1e-9:
@@ -93,7 +91,7 @@ def medium_choices(table: Table, seat: int, card: int, used: TurnAction | None) 
             chosen.append((how, to))
     if (ADD_SECRET, None) in choices:
         odds = min(1.0, table.rules.reveal_size / (table.secret_size + 1))
-        hidden = odds * face_up + (1 - odds) * table.standing(seat)
+        hidden = odds * face_up + (1 - odds) * hidden
         if hidden > best + 1e-9:
             chosen = [(ADD_SECRET, None)]
         elif hidden > best - 1e-9:

@@ -30,6 +30,7 @@ from ..ruleset import DEFAULT_RULESET
 from .decision import SearchResult
 from .inference import (
     TURN_ACTION,
+    Choice,
     deal_secrets,
     expect_secrets,
     medium_choices,
@@ -133,6 +134,7 @@ class LookaheadPolicy:
         if likelihoods:
             expect_secrets(table, likelihoods, unseen)
         sums = [0.0] * len(legal)
+        second: list[dict[int, Choice]] = [{} for _ in legal]
         seed = rng.getrandbits(32)
         deals = 0
         while deals < self.samples:
@@ -150,21 +152,38 @@ class LookaheadPolicy:
                 t.place(me, card, _HOW[action.kind], action.to_seat)
                 pool = order[:]
                 if first:
-                    t, _ = self._place_best(t, _draw(t, pool), _HOW[action.kind], reveal_seed)
+                    how = _HOW[action.kind]
+                    t = self._second_card(t, _draw(t, pool), how, reveal_seed, second[j])
                 sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveal_seed)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         return sums, deals
 
+    def _second_card(
+        self, t: Table, card: int, used: int, reveal_seed: int, known: dict[int, Choice]
+    ) -> Table:
+        """The table after the bot places its turn's second card as the network
+        likes best. While the network judges, the choice depends on the card
+        alone, not on the rest of the deal: ``known`` keeps it for the next deals."""
+        choice = known.get(card)
+        if choice is None or t.deck <= 0:
+            t, choice = self._place_best(t, card, used, reveal_seed)
+            if t.deck > 0:
+                known[card] = choice
+            return t
+        t.place(t.me, card, *choice)
+        t.next_seat = (t.me + 1) % t.players
+        return t
+
     def _place_best(
         self, t: Table, card: int, used: int | None, reveal_seed: int
-    ) -> tuple[Table, int]:
+    ) -> tuple[Table, Choice]:
         """The table after the bot places ``card`` as the network likes best, and
         how it placed it; ``used`` is how the turn's first card went (``None``
         for the first card itself)."""
         me, players = t.me, t.players
         next_seat = me if used is None else (me + 1) % players
-        best: tuple[float, Table, int] | None = None
+        best: tuple[float, Table, Choice] | None = None
         for how, to in turn_choices(None if used is None else TURN_ACTION[used], me, players):
             after = t.copy()
             after.place(me, card, how, to)
@@ -174,7 +193,7 @@ class LookaheadPolicy:
             else:
                 value = after.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
             if best is None or value > best[0]:
-                best = (value, after, how)
+                best = (value, after, (how, to))
         assert best is not None
         return best[1], best[2]
 
@@ -194,7 +213,7 @@ class LookaheadPolicy:
 
     def _last_turn(self, t: Table, pool: list[int], reveal_seed: int) -> Table:
         """The table after the bot's last turn, each card placed as the network likes best."""
-        t, used = self._place_best(t, _draw(t, pool), None, reveal_seed)
+        t, (used, _) = self._place_best(t, _draw(t, pool), None, reveal_seed)
         if t.deck > 0:
             t, _ = self._place_best(t, _draw(t, pool), used, reveal_seed)
         return t

@@ -250,35 +250,66 @@ class Table:
         default): R20–R22."""
         ranking = self.ranking if ranking is None else ranking
         counts, values = self.counts, self.values
-        players = self.rules.players
-        won = [0] * players
-        for rank, points in enumerate(self.rules.majority[: len(ranking)]):
-            colour = ranking[rank]
-            keys: list[tuple[int, int]] = []  # the best distinct (count, value), best first
-            for p in range(players):
-                n = counts[p][colour]
-                if n:
-                    key = (n, values[p][colour])
-                    if key not in keys:
-                        keys.append(key)
-                        keys.sort(reverse=True)
-                        del keys[len(points) :]
-            if keys:
-                for p in range(players):
-                    n = counts[p][colour]
-                    if n:
-                        key = (n, values[p][colour])
-                        if key in keys:
-                            won[p] += points[keys.index(key)]
+        won = [0] * self.rules.players
+        for colour, points in zip(ranking, self.rules.majority, strict=False):  # R20: 1st–3rd
+            holdings = [(n[colour], v[colour]) for n, v in zip(counts, values, strict=True)]
+            for seat, earned in enumerate(_awards(holdings, points)):
+                won[seat] += earned
         return won
+
+    def holdings(self, colour: int) -> list[tuple[int, int]]:
+        """Each seat's cards of ``colour`` as (how many, their total value)."""
+        return [(n[colour], v[colour]) for n, v in zip(self.counts, self.values, strict=True)]
 
     def standing(self, seat: int) -> int:
         """``seat``'s points plus majorities as things stand, less the best
         other seat's: the medium bot's view (:func:`engine.bots.policies.standing`)."""
-        majorities = self.majorities()
-        totals = [p + m for p, m in zip(self.points, majorities, strict=True)]
-        mine = totals.pop(seat)
-        return mine - max(totals)
+        return _lead(self.points, self.majorities(), seat)
+
+    def standings_after(
+        self, seat: int, card: int, choices: Sequence[tuple[int, int | None]]
+    ) -> list[int]:
+        """``seat``'s :meth:`standing` after it places ``card`` by each of
+        ``choices`` (KEEP, GIVE with the receiver, ADD_FACE_UP or ADD_SECRET,
+        which other seats do not see), as :meth:`place` would leave the table;
+        the table does not change."""
+        colour, value = divmod(card, len(VALUES))
+        value += _LOWEST
+        rules, points, ranking = self.rules, self.points, self.ranking
+        rank = self.rank_of(colour)
+        now = self.majorities()
+        holdings = self.holdings(colour)
+        scoring = colour in ranking[: len(rules.majority)]
+        before = _awards(holdings, rules.majority[rank]) if scoring else []
+        standings = []
+        for how, to in choices:
+            if how == ADD_FACE_UP:
+                totals, raised = self.totals[:], ranking[:]
+                _raise(totals, raised, colour, value)
+                majorities = now if raised == ranking else self.majorities(raised)
+                standings.append(_lead(points, majorities, seat))
+                continue
+            if how == ADD_SECRET:
+                standings.append(_lead(points, now, seat))
+                continue
+            after = points[:]
+            if how == KEEP:
+                after[seat] += rules.bouquet_points[rank]
+                to = seat
+            elif how == GIVE:
+                assert to is not None
+                after[seat] += value + rules.giving_bonus[rank]
+            else:
+                raise ValueError(f"no standing after placing a card by {how!r}")
+            majorities = now
+            if scoring:
+                grown = holdings[:]
+                n, v = grown[to]
+                grown[to] = (n + 1, v + value)
+                change = _awards(grown, rules.majority[rank])
+                majorities = [m - b + a for m, b, a in zip(now, before, change, strict=True)]
+            standings.append(_lead(after, majorities, seat))
+        return standings
 
     def unseen(self) -> list[int]:
         """How many cards of each index the viewer has not seen."""
@@ -321,3 +352,24 @@ class Table:
 def _raise(totals: list[int], ranking: list[int], colour: int, value: int) -> None:
     totals[colour] += value
     climb(ranking, totals, colour)
+
+
+def _awards(holdings: Sequence[tuple[int, int]], points: Sequence[int]) -> list[int]:
+    """Each seat's points for one ranked colour, from every seat's (cards,
+    value) of it: most cards, then most value, ties sharing a place (R20–R22)."""
+    award: dict[tuple[int, int], int] = {}
+    for held in sorted(holdings, reverse=True):
+        if not held[0]:
+            break
+        if held not in award:
+            if len(award) == len(points):
+                break
+            award[held] = points[len(award)]
+    return [award.get(held, 0) for held in holdings]
+
+
+def _lead(points: Sequence[int], majorities: Sequence[int], seat: int) -> int:
+    """``seat``'s points plus majorities less the best other seat's."""
+    totals = [p + m for p, m in zip(points, majorities, strict=True)]
+    mine = totals.pop(seat)
+    return mine - max(totals)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import DEFAULT_RULESET, Action, ActionKind, Match, observe
-from engine.bots.inference import FLOOR, medium_choices, secret_likelihoods
+from engine.bots.inference import FLOOR, Choice, medium_choices, secret_likelihoods
 from engine.bots.lookahead import LookaheadPolicy, supports
 from engine.bots.policies import medium_policy, random_policy, standing
 from engine.bots.search import hard_policy
@@ -86,6 +86,37 @@ def test_r20_r22_a_table_scores_majorities_as_the_engine_does(players: int, seed
             )
             assert table.majorities() == [p.majority_total for p in scoring.players]
             assert table.standing(seat) == standing(observation, seat)
+        match.apply(seat, random_policy(observation, rng))
+
+
+@PROPERTY
+@given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
+def test_r14_r22_standings_after_a_card_are_those_of_the_table_it_leaves(
+    players: int, seed: int
+) -> None:
+    """What the medium bot weighs without copying the table — a seat's
+    standing after each way to place a card (R14–R17, R8, R20–R22) — is the
+    standing of the table :meth:`Table.place` leaves; a face-down card shows
+    nothing (R25)."""
+    match = Match.new(players, seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if observation.legal_actions[0].kind is not ActionKind.OPENING:
+            table = Table.from_observation(observation)
+            mover = rng.randrange(players)
+            choices: list[Choice] = [(KEEP, None), (ADD_FACE_UP, None), (ADD_SECRET, None)]
+            choices += [(GIVE, to) for to in range(players) if to != mover]
+            for card in range(12):
+                expected = []
+                for how, to in choices:
+                    after = table.copy()
+                    after.place(mover, card, how, to)
+                    expected.append(
+                        table.standing(mover) if how == ADD_SECRET else after.standing(mover)
+                    )
+                assert table.standings_after(mover, card, choices) == expected
         match.apply(seat, random_policy(observation, rng))
 
 
@@ -261,3 +292,35 @@ def test_r18_r23_the_bots_last_turn_is_played_out_not_guessed() -> None:
             scored.append(bool(net.decks))
         match.apply(seat, medium_policy(observation, rngs[seat]))
     assert scored == [True] * 5 + [False] * 2
+
+
+@dataclass(frozen=True)
+class _JudgeEverySecondCard(LookaheadPolicy):
+    """The lookahead without its memory of second-card choices."""
+
+    def _second_card(
+        self, t: Table, card: int, used: int, reveal_seed: int, known: dict[int, Choice]
+    ) -> Table:
+        return self._place_best(t, card, used, reveal_seed)[0]
+
+
+def test_r13_remembering_second_card_choices_changes_no_decision() -> None:
+    """The bot places a turn's second card (R13) the same way whatever else
+    a deal holds, so judging it once per card gives every action the same
+    value as judging it on every deal, until the last turn."""
+    bot, plain = LookaheadPolicy(samples=12), _JudgeEverySecondCard(samples=12)
+    match = Match.new(4, 21)
+    rngs = [random.Random(f"s:{s}") for s in range(4)]
+    compared = 0
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if seat == 1 and observation.used is None and len(observation.legal_actions) > 1:
+            ours, theirs = (
+                bot.search(observation, random.Random(3)),
+                plain.search(observation, random.Random(3)),
+            )
+            assert ours == theirs
+            compared += 1
+        match.apply(seat, medium_policy(observation, rngs[seat]))
+    assert compared == 8
