@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
 
 from ..actions import ActionKind, TurnAction
 from ..observation import Observation
@@ -57,7 +58,8 @@ TURN_ACTION = {
 }
 
 
-def turn_choices(used: TurnAction | None, seat: int, players: int) -> list[Choice]:
+@cache
+def turn_choices(used: TurnAction | None, seat: int, players: int) -> tuple[Choice, ...]:
     """Every way ``seat`` may place a card when its turn's first card used
     ``used`` (R13, R16; ``None`` for the first card)."""
     choices: list[Choice] = []
@@ -68,7 +70,7 @@ def turn_choices(used: TurnAction | None, seat: int, players: int) -> list[Choic
             choices.extend((GIVE, to) for to in range(players) if to != seat)
         else:
             choices.append((how, None))
-    return choices
+    return tuple(choices)
 
 
 def medium_choices(table: Table, seat: int, card: int, used: TurnAction | None) -> list[Choice]:
