@@ -42,8 +42,7 @@ def features(t: Table) -> list[float]:
     copies = t.rules.copies
     unseen_n = [copies * _V - sum(seen[c * _V : c * _V + _V]) for c in range(_C)]
     unseen_v = [
-        copies * sum(VALUES) - sum(v * seen[c * _V + i] for i, v in enumerate(VALUES))
-        for c in range(_C)
+        copies * sum(VALUES) - sum(map(mul, VALUES, seen[c * _V : c * _V + _V])) for c in range(_C)
     ]
     all_unseen = sum(unseen_n) or 1
     reveal = t.rules.reveal_size
@@ -60,7 +59,7 @@ def features(t: Table) -> list[float]:
         f.append((totals[order[k - 1]] - total) / 5.0 if k else 0.0)
         f.append((total - totals[order[k + 1]]) / 5.0 if k < _C - 1 else total / 5.0)
         m = counts[me][c]
-        theirs = sorted((counts[p][c] for p in others), reverse=True)
+        theirs = sorted([counts[p][c] for p in others], reverse=True)
         o1, o2 = theirs[0], theirs[1]
         rival = max(others, key=lambda p: (counts[p][c], values[p][c]))
         mine_key, rival_key = (m, values[me][c]), (counts[rival][c], values[rival][c])
@@ -99,9 +98,16 @@ def features(t: Table) -> list[float]:
     f.append((sizes[me] - max(sizes[p] for p in others)) / 3.0)
     offset = (t.next_seat - me) % players if t.next_seat >= 0 else 0
     f.extend(1.0 if offset == k else 0.0 for k in range(players))
-    f.append(sum(1 for turn in range(t.deck // 2) if (offset + turn) % players == 0) / 7.0)
+    f.append(_my_turns(offset, t.deck // 2, players) / 7.0)
     f.append(1.0)
     return f
+
+
+def _my_turns(offset: int, turns: int, players: int) -> int:
+    """How many of the next ``turns`` turns are the viewer's, when the first
+    of them is the seat ``offset`` places after the viewer's."""
+    ahead = -offset % players
+    return (turns - ahead + players - 1) // players if turns > ahead else 0
 
 
 @dataclass(frozen=True)
