@@ -152,12 +152,15 @@ def fit(
     hidden: int = 32,
     epochs: int = 6,
     seed: int = 0,
+    start: ValueNet | None = None,
+    rate: float = 1e-3,
     log: bool = True,
 ) -> ValueNet:
     """Train a network on the rows of ``sources`` (each with a weight) to
     predict the seat's share of the victory; matches whose number ends in 0
     are held out to report the loss on. With rows of the lookahead bot among
-    them, the network takes one more input, 1.0 on the bot's own rows."""
+    them, the network takes one more input, 1.0 on the bot's own rows.
+    ``start`` is a network to go on training instead of a fresh one."""
     try:
         import numpy as np
     except ImportError:
@@ -177,10 +180,19 @@ def fit(
     xt, yt, wt, xv, yv = x[~held], y[~held], weights[~held], x[held], y[held]
     rng = np.random.default_rng(seed)
     inputs = x.shape[1]
-    w1 = rng.normal(0, 1 / np.sqrt(inputs), (hidden, inputs))
-    b1 = np.zeros(hidden)
-    w2 = rng.normal(0, 1 / np.sqrt(hidden), hidden)
-    b2 = np.zeros(1)
+    if start is not None:
+        if len(start.hidden[0]) != inputs:
+            raise SystemExit(
+                f"the network to start from takes {len(start.hidden[0])} inputs;"
+                f" these rows give {inputs}"
+            )
+        w1, b1 = np.array(start.hidden), np.array(start.hidden_bias)
+        w2, b2 = np.array(start.output), np.array([start.output_bias])
+    else:
+        w1 = rng.normal(0, 1 / np.sqrt(inputs), (hidden, inputs))
+        b1 = np.zeros(hidden)
+        w2 = rng.normal(0, 1 / np.sqrt(hidden), hidden)
+        b2 = np.zeros(1)
     params = [w1, b1, w2, b2]
     moment = [np.zeros_like(p) for p in params]
     square = [np.zeros_like(p) for p in params]
@@ -194,7 +206,7 @@ def fit(
         p = np.clip(1 / (1 + np.exp(-forward(x)[2])), 1e-7, 1 - 1e-7)
         return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
-    rate, beta1, beta2, step, batch = 1e-3, 0.9, 0.999, 0, 512
+    beta1, beta2, step, batch = 0.9, 0.999, 0, 512
     for epoch in range(epochs):
         order = rng.permutation(len(xt))
         for k in range(0, len(order), batch):
@@ -244,6 +256,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
 def _write(net: ValueNet, out: Path) -> None:
     data = {"about": "Value network of the lookahead bot: 4 players, standard ruleset."}
     data.update(net.to_mapping())
@@ -267,6 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitp.add_argument("sources", nargs="+", type=_source, metavar="ROWS[:WEIGHT]")
     fitp.add_argument("--hidden", type=_positive, default=32)
     fitp.add_argument("--epochs", type=_positive, default=6)
+    fitp.add_argument("--start-from", type=Path, metavar="NET", help="go on training this network")
+    fitp.add_argument("--rate", type=_rate, default=1e-3, help="Adam's step size")
     fitp.add_argument("--out", type=Path, required=True)
     rec = sub.add_parser("recipe", help="every step, writing the network the bots ship")
     rec.add_argument("--dir", type=Path, required=True, help="where the rows go")
@@ -282,7 +306,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"{rows} rows from {args.matches} matches in {time.perf_counter() - began:.0f} s")
     elif args.command == "fit":
-        _write(fit(args.sources, hidden=args.hidden, epochs=args.epochs), args.out)
+        start = None
+        if args.start_from is not None:
+            try:
+                start = ValueNet.from_mapping(json.loads(args.start_from.read_text("utf-8")))
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                parser.error(f"--start-from {str(args.start_from)!r}: not a network ({error})")
+        net = fit(args.sources, hidden=args.hidden, epochs=args.epochs, start=start, rate=args.rate)
+        _write(net, args.out)
         print(f"wrote {args.out}")
     else:
         args.dir.mkdir(parents=True, exist_ok=True)

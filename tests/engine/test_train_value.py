@@ -52,6 +52,23 @@ def test_a_fit_learns_and_writes_a_network_the_bots_read(tmp_path: Path) -> None
     assert ValueNet.from_mapping(second.to_mapping()) == second
 
 
+def test_a_fit_can_go_on_from_a_network(tmp_path: Path) -> None:
+    """``--start-from`` goes on training a network (to retrain it on the
+    games of the bot it makes): with a tiny step it stays where it was; a
+    network for other inputs is refused with a reason."""
+    medium, bot = tmp_path / "m.rows", tmp_path / "b.rows"
+    generate(20, 300, medium, None, 1, workers=1)
+    first = fit([(medium, 1.0)], epochs=1, log=False)
+    again = fit([(medium, 1.0)], epochs=1, start=first, rate=1e-9, log=False)
+    assert max(abs(a - b) for a, b in zip(again.output, first.output, strict=True)) < 1e-6
+    assert again != fit([(medium, 1.0)], epochs=1, seed=1, log=False)
+    weights = tmp_path / "first.json"
+    weights.write_text(json.dumps(first.to_mapping()))
+    generate(1, 3, bot, weights, 1, workers=1)
+    with pytest.raises(SystemExit, match="takes 71 inputs; these rows give 72"):
+        fit([(medium, 1.0), (bot, 5.0)], epochs=1, start=first, log=False)
+
+
 def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> None:
     """What the generator reads move by move is what the bot finds from its
     observation alone (R24), at the start of every seat's turn."""
@@ -81,6 +98,8 @@ def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> Non
         (["generate", "--matches", "0", "--out", "x.rows"], "at least 1"),
         (["generate", "--matches", "1", "--bot-weights", "no.json", "--out", "x"], "no such file"),
         (["recipe"], "--dir"),
+        (["fit", "--rate", "2", "--out", "x.json", "{rows}"], "between 0 and 1"),
+        (["fit", "--start-from", "{rows}", "--out", "x.json", "{rows}"], "not a network"),
     ],
 )
 def test_bad_flags_are_refused_with_a_reason(
