@@ -249,11 +249,9 @@ class Table:
         """Each seat's majority points with ``ranking`` (the current one by
         default): R20–R22."""
         ranking = self.ranking if ranking is None else ranking
-        counts, values = self.counts, self.values
         won = [0] * self.rules.players
         for colour, points in zip(ranking, self.rules.majority, strict=False):  # R20: 1st–3rd
-            holdings = [(n[colour], v[colour]) for n, v in zip(counts, values, strict=True)]
-            for seat, earned in enumerate(_awards(holdings, points)):
+            for seat, earned in enumerate(_awards(self.holdings(colour), points)):
                 won[seat] += earned
         return won
 

@@ -14,6 +14,8 @@ three — and writes, at the end of every turn, each seat's features with how
 that seat's match ended. ``fit`` trains the network on such rows (a file may
 carry a weight after a colon) and needs numpy: ``pip install -e '.[train]'``.
 ``recipe`` runs the four lines above and writes the network the bots ship.
+``fit --start-from NET`` goes on training a network instead of a fresh one:
+one more round on the games of the bot it makes (``--rate 3e-4 --epochs 3``).
 Everything is seeded: the same command gives the same rows and the same net.
 """
 
