@@ -9,6 +9,7 @@ bots never do — they see one seat's observation only (R24–R26).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 import pytest
@@ -22,6 +23,7 @@ from engine.bots.policies import medium_policy, random_policy, standing
 from engine.bots.search import hard_policy
 from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
 from engine.bots.value import FEATURES, ValueNet, features, shipped_net
+from engine.observation import Observation
 from engine.ruleset import ruleset_from_mapping
 from engine.scoring import final_scoring
 from tests.helpers_deals import Deal, hidden_places, mapped_moves, swap_hidden
@@ -65,28 +67,34 @@ def test_r14_r17_a_table_places_cards_as_the_engine_does(players: int, seed: int
         _same_public_table(table, Table.from_observation(observe(match, seat)))
 
 
+def _turns(players: int, seed: int) -> Iterator[tuple[Observation, random.Random]]:
+    """Each turn's observation of a match of random moves, for the seat to
+    act, with the generator the moves come from."""
+    match = Match.new(players, seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        observation = observe(match, match.to_act[0])
+        if observation.legal_actions[0].kind is not ActionKind.OPENING:
+            yield observation, rng
+        match.apply(match.to_act[0], random_policy(observation, rng))
+
+
 @PROPERTY
 @given(players=st.integers(2, 6), seed=st.integers(0, 10_000))
 def test_r20_r22_a_table_scores_majorities_as_the_engine_does(players: int, seed: int) -> None:
     """The table's majorities and the medium bot's standing match the
     engine's final scoring (R20–R22) on the ranking as it stands."""
-    match = Match.new(players, seed)
-    rng = random.Random(seed)
-    while not match.is_over:
-        seat = match.to_act[0]
-        observation = observe(match, seat)
-        if observation.legal_actions[0].kind is not ActionKind.OPENING:
-            table = Table.from_observation(observation)
-            scoring = final_scoring(
-                observation.ruleset,
-                observation.ranking,
-                [view.bouquet for view in observation.seats],
-                [view.keeping for view in observation.seats],
-                [view.giving for view in observation.seats],
-            )
-            assert table.majorities() == [p.majority_total for p in scoring.players]
-            assert table.standing(seat) == standing(observation, seat)
-        match.apply(seat, random_policy(observation, rng))
+    for observation, _ in _turns(players, seed):
+        table = Table.from_observation(observation)
+        scoring = final_scoring(
+            observation.ruleset,
+            observation.ranking,
+            [view.bouquet for view in observation.seats],
+            [view.keeping for view in observation.seats],
+            [view.giving for view in observation.seats],
+        )
+        assert table.majorities() == [p.majority_total for p in scoring.players]
+        assert table.standing(table.me) == standing(observation, table.me)
 
 
 @PROPERTY
@@ -98,26 +106,20 @@ def test_r14_r22_standings_after_a_card_are_those_of_the_table_it_leaves(
     standing after each way to place a card (R14–R17, R8, R20–R22) — is the
     standing of the table :meth:`Table.place` leaves; a face-down card shows
     nothing (R25)."""
-    match = Match.new(players, seed)
-    rng = random.Random(seed)
-    while not match.is_over:
-        seat = match.to_act[0]
-        observation = observe(match, seat)
-        if observation.legal_actions[0].kind is not ActionKind.OPENING:
-            table = Table.from_observation(observation)
-            mover = rng.randrange(players)
-            choices: list[Choice] = [(KEEP, None), (ADD_FACE_UP, None), (ADD_SECRET, None)]
-            choices += [(GIVE, to) for to in range(players) if to != mover]
-            for card in range(12):
-                expected = []
-                for how, to in choices:
-                    after = table.copy()
-                    after.place(mover, card, how, to)
-                    expected.append(
-                        table.standing(mover) if how == ADD_SECRET else after.standing(mover)
-                    )
-                assert table.standings_after(mover, card, choices) == expected
-        match.apply(seat, random_policy(observation, rng))
+    for observation, rng in _turns(players, seed):
+        table = Table.from_observation(observation)
+        mover = rng.randrange(players)
+        choices: list[Choice] = [(KEEP, None), (ADD_FACE_UP, None), (ADD_SECRET, None)]
+        choices += [(GIVE, to) for to in range(players) if to != mover]
+        for card in range(12):
+            expected = []
+            for how, to in choices:
+                after = table.copy()
+                after.place(mover, card, how, to)
+                expected.append(
+                    table.standing(mover) if how == ADD_SECRET else after.standing(mover)
+                )
+            assert table.standings_after(mover, card, choices) == expected
 
 
 def _medium_match(seed: int) -> tuple[Match, list[tuple[int, list[float]]]]:
