@@ -221,16 +221,11 @@ class Table:
         KEEP and GIVE scored at once (R14, R15, R17)."""
         colour, value = divmod(card, len(VALUES))
         value += _LOWEST
-        rules = self.rules
-        if how == KEEP:
-            self.points[seat] += rules.bouquet_points[self.rank_of(colour)]
-            self.counts[seat][colour] += 1
-            self.values[seat][colour] += value
-        elif how == GIVE:
-            assert to is not None
-            self.points[seat] += value + rules.giving_bonus[self.rank_of(colour)]
-            self.counts[to][colour] += 1
-            self.values[to][colour] += value
+        if how in (KEEP, GIVE):
+            scored, receiver = self._hand_over(seat, colour, value, how, to)
+            self.points[seat] += scored
+            self.counts[receiver][colour] += 1
+            self.values[receiver][colour] += value
         elif how == ADD_FACE_UP:
             self.raise_colour(colour, value)
         else:
@@ -244,6 +239,18 @@ class Table:
                     self.others.append(card)
                 return  # the viewer does not see it
         self.seen[card] += 1
+
+    def _hand_over(
+        self, seat: int, colour: int, value: int, how: int, to: int | None
+    ) -> tuple[int, int]:
+        """What ``seat`` scores at once for keeping or giving a card of
+        ``colour`` and ``value`` (R14, R15, R17), and whose bouquet it joins."""
+        rank = self.rank_of(colour)
+        if how == KEEP:
+            return self.rules.bouquet_points[rank], seat
+        if how == GIVE and to is not None:
+            return value + self.rules.giving_bonus[rank], to
+        raise ValueError(f"a card is kept, or given to a seat; not placed by {how!r} to {to!r}")
 
     def majorities(self, ranking: Sequence[int] | None = None) -> list[int]:
         """Each seat's majority points with ``ranking`` (the current one by
@@ -290,15 +297,9 @@ class Table:
             if how == ADD_SECRET:
                 standings.append(_lead(points, now, seat))
                 continue
+            scored, to = self._hand_over(seat, colour, value, how, to)
             after = points[:]
-            if how == KEEP:
-                after[seat] += rules.bouquet_points[rank]
-                to = seat
-            elif how == GIVE:
-                assert to is not None
-                after[seat] += value + rules.giving_bonus[rank]
-            else:
-                raise ValueError(f"no standing after placing a card by {how!r}")
+            after[seat] += scored
             majorities = now
             if scoring:
                 grown = holdings[:]
