@@ -15,10 +15,12 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from operator import mul
 from typing import Any
+
+import numpy as np
 
 from ..cards import COLOURS, VALUES
 from .table import Table
@@ -145,15 +147,24 @@ class ValueNet:
             "extra_inputs": list(self.extra_inputs),
         }
 
+    @cached_property
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The weights as arrays: the features' columns of the hidden layer (one row a feature),
+        the hidden biases with the extra inputs' part folded in, the output row."""
+        hidden = np.array(self.hidden, dtype=np.float64).reshape(len(self.hidden), -1)
+        features, extra = hidden[:, :FEATURES], hidden[:, FEATURES:]
+        bias = np.array(self.hidden_bias, dtype=np.float64) + extra @ np.array(
+            self.extra_inputs, dtype=np.float64
+        )
+        return np.ascontiguousarray(features.T), bias, np.array(self.output, dtype=np.float64)
+
     def logit(self, inputs: Sequence[float]) -> float:
         """The network's output for ``inputs`` (the features, without the extras)."""
-        x = [*inputs, *self.extra_inputs]
-        out = self.output_bias
-        for row, bias, weight in zip(self.hidden, self.hidden_bias, self.output, strict=True):
-            h = sum(map(mul, row, x), bias)
-            if h > 0:
-                out += weight * h
-        return out
+        weights, bias, output = self._arrays
+        h = np.array(inputs) @ weights
+        h += bias
+        np.maximum(h, 0.0, out=h)
+        return float(h @ output) + self.output_bias
 
     def logit_of(self, t: Table) -> float:
         """The network's output for table ``t``: the win share's logit."""

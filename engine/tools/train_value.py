@@ -12,7 +12,7 @@ Three steps, each a subcommand, and ``recipe`` to run them all::
 bots, or the lookahead bot (with the network given) in seat ``i % 4`` against
 three — and writes, at the end of every turn, each seat's features with how
 that seat's match ended. ``fit`` trains the network on such rows (a file may
-carry a weight after a colon) and needs numpy: ``pip install -e '.[train]'``.
+carry a weight after a colon).
 ``recipe`` runs the four lines above and writes the network the bots ship.
 ``fit --start-from NET`` goes on training a network instead of a fresh one:
 one more round on the games of the bot it makes (``--rate 3e-4 --epochs 3``).
@@ -30,6 +30,8 @@ import time
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from ..actions import Action, ActionKind
 from ..bots.inference import FLOOR, expect_secrets, hidden_likelihood, opening_likelihood
@@ -163,10 +165,6 @@ def fit(
     are held out to report the loss on. With rows of the lookahead bot among
     them, the network takes one more input, 1.0 on the bot's own rows.
     ``start`` is a network to go on training instead of a fresh one."""
-    try:
-        import numpy as np
-    except ImportError:
-        raise SystemExit("fit needs numpy: pip install -e '.[train]'") from None
     parts = []
     for path, weight in sources:
         rows = np.fromfile(path, dtype=np.float32).reshape(-1, ROW)

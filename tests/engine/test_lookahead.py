@@ -263,6 +263,30 @@ def test_the_shipped_network_reads_the_features() -> None:
     assert 0.0 < net.win_share(table) < 1.0
 
 
+def test_the_network_computes_its_definition_with_its_extra_inputs() -> None:
+    """The logit is the output bias plus each hidden unit's ReLU of its row
+    times the features and the extra inputs, weighted: the numbers the
+    JSON form holds, whatever arithmetic reads them."""
+    rng = random.Random(5)
+    width = FEATURES + 1
+    net = ValueNet(
+        hidden=tuple(tuple(rng.uniform(-1, 1) for _ in range(width)) for _ in range(7)),
+        hidden_bias=tuple(rng.uniform(-1, 1) for _ in range(7)),
+        output=tuple(rng.uniform(-1, 1) for _ in range(7)),
+        output_bias=0.25,
+        extra_inputs=(1.0,),
+    )
+    for number in range(5):
+        x = features(Table.from_observation(observe(Match.new(4, number), number % 4)))
+        inputs = [*x, 1.0]
+        expected = net.output_bias + sum(
+            w * max(0.0, b + sum(r * v for r, v in zip(row, inputs, strict=True)))
+            for row, b, w in zip(net.hidden, net.hidden_bias, net.output, strict=True)
+        )
+        assert net.logit(x) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert ValueNet.from_mapping(net.to_mapping()).logit(x) == pytest.approx(net.logit(x))
+
+
 @dataclass(frozen=True)
 class _CountingNet(ValueNet):
     """The shipped network, noting the cards left in the deck at every table it scores."""
