@@ -71,6 +71,7 @@ def test_base_dependencies_leave_out_textual_and_msgpack() -> None:
         "platformdirs",
         "zeroconf",
         "cryptography",
+        "numpy",
     }
     assert _names(extras["client"]) == {"textual"}
     assert {"gift-of-tulips", "msgpack", "pytest"} <= _names(extras["dev"])
