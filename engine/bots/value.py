@@ -151,12 +151,9 @@ class ValueNet:
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The weights as arrays: the features' columns of the hidden layer (one row a feature),
         the hidden biases with the extra inputs' part folded in, the output row."""
-        hidden = np.array(self.hidden, dtype=np.float64).reshape(len(self.hidden), -1)
-        features, extra = hidden[:, :FEATURES], hidden[:, FEATURES:]
-        bias = np.array(self.hidden_bias, dtype=np.float64) + extra @ np.array(
-            self.extra_inputs, dtype=np.float64
-        )
-        return np.ascontiguousarray(features.T), bias, np.array(self.output, dtype=np.float64)
+        hidden = np.array(self.hidden)
+        bias = np.array(self.hidden_bias) + hidden[:, FEATURES:] @ np.array(self.extra_inputs)
+        return np.ascontiguousarray(hidden[:, :FEATURES].T), bias, np.array(self.output)
 
     def logit(self, inputs: Sequence[float]) -> float:
         """The network's output for ``inputs`` (the features, without the extras)."""
@@ -172,7 +169,7 @@ class ValueNet:
 
     def win_share(self, t: Table) -> float:
         """The viewer's expected share of the victory from table ``t``."""
-        x = self.logit(features(t))
+        x = self.logit_of(t)
         return 1.0 / (1.0 + math.exp(-x)) if x > -30 else 0.0
 
 
