@@ -2,21 +2,28 @@
 
 Three steps, each a subcommand, and ``recipe`` to run them all::
 
-    python -m engine.tools.train_value generate --matches 12000 --out medium.rows
-    python -m engine.tools.train_value fit --out net1.json medium.rows
-    python -m engine.tools.train_value generate --matches 2000 --start 500000 \\
-        --bot-weights net1.json --samples 16 --out bot.rows
-    python -m engine.tools.train_value fit --out value_net.json medium.rows bot.rows:5
+    python -m engine.tools.train_value generate --matches 24000 --out medium.rows
+    python -m engine.tools.train_value generate --matches 3000 --start 500000 \\
+        --bot-weights engine/bots/value_net.json --samples 16 --out bot.rows
+    python -m engine.tools.train_value fit --nets 4 --seed 1 --out value_net.json \\
+        medium.rows bot.rows:5
 
 ``generate`` plays 4-player matches under the standard ruleset — four medium
 bots, or the lookahead bot (with the network given) in seat ``i % 4`` against
 three — and writes, at the end of every turn, each seat's features with how
 that seat's match ended. ``fit`` trains the network on such rows (a file may
-carry a weight after a colon).
-``recipe`` runs the four lines above and writes the network the bots ship.
-``fit --start-from NET`` goes on training a network instead of a fresh one:
-one more round on the games of the bot it makes (``--rate 3e-4 --epochs 3``).
-Everything is seeded: the same command gives the same rows and the same net.
+carry a weight after a colon); with ``--nets N`` it trains N networks from
+different seeds and writes their average as one network, which plays more
+steadily than any one of them.
+``recipe`` runs the three lines above and writes the network the bots ship:
+each network is made from the games of the bot the one before it plays
+(``--bot-weights``, by default the network that ships now). The one that
+ships was made from the network before it in the project's history, which
+came from a research pipeline: medium bots' games, then two rounds of the
+bot's own games.
+``fit --start-from NET`` goes on training a network instead of a fresh one.
+Everything is seeded: the same command gives the same rows and, up to the
+rounding of the machine's linear algebra, the same net.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from ..bots.value import FEATURES, ValueNet, features
 from ..match import Match, Phase
 from ..observation import observe
 
-__all__ = ["end_of_turn_table", "fit", "generate", "main", "play_for_rows"]
+__all__ = ["average", "end_of_turn_table", "fit", "generate", "main", "play_for_rows"]
 
 #: Each row: the features, then the seat's share of the victory, its lead
 #: over the best other seat, 1.0 if the lookahead bot played the seat, and
@@ -236,6 +243,24 @@ def fit(
     )
 
 
+def average(nets: Sequence[ValueNet]) -> ValueNet:
+    """One network whose output is the mean of ``nets``' outputs: their hidden
+    units side by side, each output weight divided by how many there are."""
+    if not nets:
+        raise ValueError("no network to average")
+    extra = nets[0].extra_inputs
+    if any(net.extra_inputs != extra for net in nets):
+        raise ValueError("the networks to average take different inputs")
+    k = len(nets)
+    return ValueNet(
+        hidden=tuple(row for net in nets for row in net.hidden),
+        hidden_bias=tuple(b for net in nets for b in net.hidden_bias),
+        output=tuple(w / k for net in nets for w in net.output),
+        output_bias=sum(net.output_bias for net in nets) / k,
+        extra_inputs=extra,
+    )
+
+
 def _source(text: str) -> tuple[Path, float]:
     path, _, weight = text.partition(":")
     try:
@@ -291,10 +316,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitp.add_argument("--epochs", type=_positive, default=6)
     fitp.add_argument("--start-from", type=Path, metavar="NET", help="go on training this network")
     fitp.add_argument("--rate", type=_rate, default=1e-3, help="Adam's step size")
+    fitp.add_argument("--nets", type=_positive, default=1, help="train this many and average them")
+    fitp.add_argument("--seed", type=int, default=0, help="the first network's seed")
     fitp.add_argument("--out", type=Path, required=True)
     rec = sub.add_parser("recipe", help="every step, writing the network the bots ship")
     rec.add_argument("--dir", type=Path, required=True, help="where the rows go")
     rec.add_argument("--out", type=Path, default=_SHIPPED)
+    rec.add_argument(
+        "--bot-weights", type=Path, default=_SHIPPED, help="the network whose games it learns from"
+    )
     rec.add_argument("--workers", type=_positive, default=2)
     args = parser.parse_args(argv)
     if args.command == "generate":
@@ -308,20 +338,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "fit":
         start = None
         if args.start_from is not None:
+            if args.nets > 1:
+                parser.error("--start-from goes on training one network; leave out --nets")
             try:
                 start = ValueNet.from_mapping(json.loads(args.start_from.read_text("utf-8")))
             except (OSError, ValueError, KeyError, TypeError) as error:
                 parser.error(f"--start-from {str(args.start_from)!r}: not a network ({error})")
-        net = fit(args.sources, hidden=args.hidden, epochs=args.epochs, start=start, rate=args.rate)
-        _write(net, args.out)
+        nets = [
+            fit(
+                args.sources,
+                hidden=args.hidden,
+                epochs=args.epochs,
+                seed=args.seed + k,
+                start=start,
+                rate=args.rate,
+            )
+            for k in range(args.nets)
+        ]
+        _write(average(nets), args.out)
         print(f"wrote {args.out}")
     else:
+        if not args.bot_weights.is_file():
+            parser.error(f"--bot-weights {str(args.bot_weights)!r}: no such file")
         args.dir.mkdir(parents=True, exist_ok=True)
-        medium, bot, first = args.dir / "medium.rows", args.dir / "bot.rows", args.dir / "net1.json"
-        generate(12000, 0, medium, None, 16, args.workers)
-        _write(fit([(medium, 1.0)]), first)
-        generate(2000, 500000, bot, first, 16, args.workers)
-        _write(fit([(medium, 1.0), (bot, 5.0)]), args.out)
+        medium, bot = args.dir / "medium.rows", args.dir / "bot.rows"
+        generate(24000, 0, medium, None, 16, args.workers)
+        generate(3000, 500000, bot, args.bot_weights, 16, args.workers)
+        sources = [(medium, 1.0), (bot, 5.0)]
+        _write(average([fit(sources, seed=seed) for seed in range(1, 5)]), args.out)
         print(f"wrote {args.out}")
     return 0
 

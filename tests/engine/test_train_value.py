@@ -15,8 +15,9 @@ import pytest
 from engine import ActionKind, Match, observe
 from engine.bots.inference import FLOOR, secret_likelihoods
 from engine.bots.policies import medium_policy
+from engine.bots.table import Table
 from engine.bots.value import FEATURES, ValueNet
-from engine.tools.train_value import ROW, _Reading, fit, generate, main
+from engine.tools.train_value import ROW, _Reading, average, fit, generate, main
 
 
 def test_rows_hold_features_and_how_each_seat_ended(tmp_path: Path) -> None:
@@ -69,6 +70,35 @@ def test_a_fit_can_go_on_from_a_network(tmp_path: Path) -> None:
         fit([(medium, 1.0), (bot, 5.0)], epochs=1, start=first, log=False)
 
 
+def test_networks_averaged_into_one_give_the_mean_of_their_outputs(tmp_path: Path) -> None:
+    """``fit --nets N`` writes one network whose output on any table is the
+    mean of the N networks' outputs; networks for other inputs do not mix."""
+    medium, bot = tmp_path / "m.rows", tmp_path / "b.rows"
+    generate(20, 200, medium, None, 1, workers=1)
+    nets = [fit([(medium, 1.0)], epochs=1, seed=seed, log=False) for seed in (1, 2, 3)]
+    mean = average(nets)
+    assert len(mean.hidden) == 3 * 32
+    match = Match.new(4, 4)
+    rng = random.Random(4)
+    for _ in range(30):
+        seat = match.to_act[0]
+        match.apply(seat, medium_policy(observe(match, seat), rng))
+        table = Table.from_observation(observe(match, 0))
+        expected = sum(net.logit_of(table) for net in nets) / 3
+        assert mean.logit_of(table) == pytest.approx(expected, abs=1e-9)
+    out = tmp_path / "mean.json"
+    argv = ["fit", "--epochs", "1", "--nets", "3", "--seed", "1", "--out", str(out), str(medium)]
+    assert main(argv) == 0
+    written = ValueNet.from_mapping(json.loads(out.read_text()))
+    assert len(written.hidden) == 3 * 32
+    weights = tmp_path / "first.json"
+    weights.write_text(json.dumps(nets[0].to_mapping()))
+    generate(1, 9, bot, weights, 1, workers=1)
+    flagged = fit([(medium, 1.0), (bot, 5.0)], epochs=1, log=False)
+    with pytest.raises(ValueError, match="take different inputs"):
+        average([nets[0], flagged])
+
+
 def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> None:
     """What the generator reads move by move is what the bot finds from its
     observation alone (R24), at the start of every seat's turn."""
@@ -100,6 +130,8 @@ def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> Non
         (["recipe"], "--dir"),
         (["fit", "--rate", "2", "--out", "x.json", "{rows}"], "between 0 and 1"),
         (["fit", "--start-from", "{rows}", "--out", "x.json", "{rows}"], "not a network"),
+        (["fit", "--start-from", "{rows}", "--nets", "2", "--out", "x", "{rows}"], "leave out"),
+        (["recipe", "--dir", "d", "--bot-weights", "no.json"], "no such file"),
     ],
 )
 def test_bad_flags_are_refused_with_a_reason(
