@@ -1,10 +1,11 @@
 """A learned evaluation: how likely the viewer is to win from a table.
 
-A small neural network (71 public features, 32 hidden units, one output)
+A small neural network (71 public features, one hidden layer, one output)
 reads a :class:`~engine.bots.table.Table` at the end of a turn and returns the
 logit of the viewer's expected share of the victory (R23). It was trained on
 4-player matches under the standard ruleset, by
-:mod:`engine.tools.train_value`; its weights ship beside this module as
+:mod:`engine.tools.train_value`: four networks of 32 hidden units from
+different seeds, averaged into one of 128. Its weights ship beside this module as
 ``value_net.json``. The features use only what the viewer may know (R24–R25)
 and the secret cards a lookahead inferred (:mod:`engine.bots.inference`).
 """
