@@ -13,8 +13,8 @@ bots, or the lookahead bot (with the network given) in seat ``i % 4`` against
 three — and writes, at the end of every turn, each seat's features with how
 that seat's match ended. ``fit`` trains the network on such rows (a file may
 carry a weight after a colon); with ``--nets N`` it trains N networks from
-different seeds and writes their average as one network, which plays more
-steadily than any one of them.
+different seeds and writes their average as one network (a slightly lower
+held-out loss than one of them).
 ``recipe`` runs the three lines above and writes the network the bots ship:
 each network is made from the games of the bot the one before it plays
 (``--bot-weights``, by default the network that ships now). The one that
