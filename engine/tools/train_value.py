@@ -274,6 +274,12 @@ def _source(text: str) -> tuple[Path, float]:
     return Path(path), value
 
 
+def _network_file(text: str) -> Path:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"{text!r}: no such file")
+    return Path(text)
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -306,7 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen = sub.add_parser("generate", help="play matches and write their rows")
     gen.add_argument("--matches", type=_positive, required=True)
     gen.add_argument("--start", type=int, default=0, help="number of the first match")
-    gen.add_argument("--bot-weights", type=Path, help="seat the lookahead bot with this network")
+    gen.add_argument(
+        "--bot-weights", type=_network_file, help="seat the lookahead bot with this network"
+    )
     gen.add_argument("--samples", type=_positive, default=16, help="the bot's deals a decision")
     gen.add_argument("--workers", type=_positive, default=2)
     gen.add_argument("--out", type=Path, required=True)
@@ -323,13 +331,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument("--dir", type=Path, required=True, help="where the rows go")
     rec.add_argument("--out", type=Path, default=_SHIPPED)
     rec.add_argument(
-        "--bot-weights", type=Path, default=_SHIPPED, help="the network whose games it learns from"
+        "--bot-weights",
+        type=_network_file,
+        default=str(_SHIPPED),
+        help="the network whose games it learns from",
     )
     rec.add_argument("--workers", type=_positive, default=2)
     args = parser.parse_args(argv)
     if args.command == "generate":
-        if args.bot_weights is not None and not args.bot_weights.is_file():
-            parser.error(f"--bot-weights {str(args.bot_weights)!r}: no such file")
         began = time.perf_counter()
         rows = generate(
             args.matches, args.start, args.out, args.bot_weights, args.samples, args.workers
@@ -358,8 +367,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write(average(nets), args.out)
         print(f"wrote {args.out}")
     else:
-        if not args.bot_weights.is_file():
-            parser.error(f"--bot-weights {str(args.bot_weights)!r}: no such file")
         args.dir.mkdir(parents=True, exist_ok=True)
         medium, bot = args.dir / "medium.rows", args.dir / "bot.rows"
         generate(24000, 0, medium, None, 16, args.workers)
