@@ -11,7 +11,8 @@ plays its next turn as the medium bot would; the table at the bot's next turn
 is scored by the network. When that next turn is the bot's last, it is played
 too (each card placed as the network likes best) and the others' last turns
 after it, so the match ends inside the lookahead; an end is scored by
-sampling the reveal (R19) and scoring exactly (R20–R23). The best mean wins.
+sampling the reveal (R19) and scoring exactly (R20–R23); the tables of one
+deal that would reveal the same cards share one draw. The best mean wins.
 
 Everything it reads is in its seat's :class:`~engine.observation.Observation`;
 it never sees the match. With a fixed number of deals and no time budget a
@@ -144,7 +145,7 @@ class LookaheadPolicy:
             secrets = deal_secrets(likelihoods, left, deal)
             order = [c for c, n in enumerate(left) for _ in range(n)]
             deal.shuffle(order)
-            reveal_seed = deal.getrandbits(32)
+            reveals = _Reveals(deal.getrandbits(32))
             turn_seed = deal.getrandbits(32)
             for j, action in enumerate(legal):
                 t = table.copy()
@@ -153,21 +154,21 @@ class LookaheadPolicy:
                 pool = order[:]
                 if first:
                     how = _HOW[action.kind]
-                    t = self._second_card(t, _draw(t, pool), how, reveal_seed, second[j])
-                sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveal_seed)
+                    t = self._second_card(t, _draw(t, pool), how, reveals, second[j])
+                sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveals)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         return sums, deals
 
     def _second_card(
-        self, t: Table, card: int, used: int, reveal_seed: int, known: dict[int, Choice]
+        self, t: Table, card: int, used: int, reveals: _Reveals, known: dict[int, Choice]
     ) -> Table:
         """The table after the bot places its turn's second card as the network
         likes best. While the network judges, the choice depends on the card
         alone, not on the rest of the deal: ``known`` keeps it for the next deals."""
         choice = known.get(card)
         if choice is None or t.deck <= 0:
-            t, choice = self._place_best(t, card, used, reveal_seed)
+            t, choice = self._place_best(t, card, used, reveals)
             if t.deck > 0:
                 known[card] = choice
             return t
@@ -176,7 +177,7 @@ class LookaheadPolicy:
         return t
 
     def _place_best(
-        self, t: Table, card: int, used: int | None, reveal_seed: int
+        self, t: Table, card: int, used: int | None, reveals: _Reveals
     ) -> tuple[Table, Choice]:
         """The table after the bot places ``card`` as the network likes best, and
         how it placed it; ``used`` is how the turn's first card went (``None``
@@ -188,35 +189,53 @@ class LookaheadPolicy:
             after = t.copy()
             after.place(me, card, how, to)
             after.next_seat = next_seat
-            if after.deck > 0:
-                value = self.net.logit_of(after)
-            else:
-                value = after.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
+            value = self.net.logit_of(after) if after.deck > 0 else reveals.share(after)
             if best is None or value > best[0]:
                 best = (value, after, (how, to))
         assert best is not None
         return best[1], best[2]
 
     def _others_turns(
-        self, t: Table, pool: list[int], rng: random.Random, reveal_seed: int
+        self, t: Table, pool: list[int], rng: random.Random, reveals: _Reveals
     ) -> float:
         """Play every other seat's next turn as the medium bot; score the bot's
         next turn, or play on to the end when that turn is the bot's last."""
         _others_round(t, pool, rng)
         if 0 < t.deck <= 2 * t.players:
-            t = self._last_turn(t, pool, reveal_seed)
+            t = self._last_turn(t, pool, reveals)
             _others_round(t, pool, rng)
         if t.deck <= 0:
-            return t.reveal_share(random.Random(reveal_seed), REVEAL_SAMPLES)
+            return reveals.share(t)
         t.next_seat = t.me
         return self.net.win_share(t)
 
-    def _last_turn(self, t: Table, pool: list[int], reveal_seed: int) -> Table:
+    def _last_turn(self, t: Table, pool: list[int], reveals: _Reveals) -> Table:
         """The table after the bot's last turn, each card placed as the network likes best."""
-        t, (used, _) = self._place_best(t, _draw(t, pool), None, reveal_seed)
+        t, (used, _) = self._place_best(t, _draw(t, pool), None, reveals)
         if t.deck > 0:
-            t, _ = self._place_best(t, _draw(t, pool), used, reveal_seed)
+            t, _ = self._place_best(t, _draw(t, pool), used, reveals)
         return t
+
+
+class _Reveals:
+    """The end-of-match reveals of one deal: every table of the deal that ends
+    the match draws them from the same seed, and tables that would draw the
+    same cards (equal :meth:`~engine.bots.table.Table.reveal_key`) share one draw."""
+
+    __slots__ = ("drawn", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.drawn: dict[tuple[object, ...], dict[tuple[int, ...], int]] = {}
+
+    def share(self, t: Table) -> float:
+        """The bot's mean share of the victory at the end of table ``t``."""
+        key = t.reveal_key()
+        rankings = self.drawn.get(key)
+        if rankings is None:
+            rankings = t.reveal_rankings(random.Random(self.seed), REVEAL_SAMPLES)
+            self.drawn[key] = rankings
+        return t.share_over(rankings)
 
 
 def _draw(t: Table, pool: list[int]) -> int:

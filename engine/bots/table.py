@@ -14,7 +14,7 @@ A card is an index from 0 to 11: ``colour * 3 + value - 2`` (R1, R2).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..cards import COLOURS, VALUES, Card, Colour
@@ -315,37 +315,75 @@ class Table:
         copies = self.rules.copies
         return [max(0, copies - n) for n in self.seen]
 
-    def reveal_share(self, rng: random.Random, samples: int) -> float:
-        """The viewer's mean share of the victory over ``samples`` random
-        reveals (R19–R23), once no card is left to draw."""
+    def reveal_key(self) -> tuple[object, ...]:
+        """Everything :meth:`reveal_rankings` depends on besides its generator:
+        two tables with equal keys draw the same reveals from the same generator."""
+        return (
+            tuple(self.totals),
+            tuple(self.ranking),
+            tuple(self.seen),
+            self.secret_size,
+            tuple(sorted(self.mine)),
+            tuple(sorted(self.others or ())),
+        )
+
+    def reveal_rankings(self, rng: random.Random, samples: int) -> dict[tuple[int, ...], int]:
+        """How many of ``samples`` random reveals (R19) leave the colours that
+        score majorities (R20) in each order, once no card is left to draw."""
         unseen = self.unseen()
-        pile_known = self.mine + (self.others or [])
+        pile_known = sorted(self.mine + (self.others or []))
         for card in self.others or ():
             if unseen[card]:
                 unseen[card] -= 1
         pool = [card for card, n in enumerate(unseen) for _ in range(n)]
         unknown = min(self.secret_size - len(pile_known), len(pool))
-        players, me, points = self.rules.players, self.me, self.points
-        sizes = [sum(row) for row in self.counts]
-        reveal = self.rules.reveal_size
-        won = 0.0
+        reveal, scoring = self.rules.reveal_size, len(self.rules.majority)
+        known, size = len(pile_known), len(pile_known) + max(0, unknown)
+        revealed = min(reveal, size)
+        random_ = rng.random
+        rankings: dict[tuple[int, ...], int] = {}
         for _ in range(samples):
-            pile = pile_known + rng.sample(pool, unknown) if unknown > 0 else pile_known[:]
-            rng.shuffle(pile)
+            # Only the revealed cards matter: draw their places in the pile
+            # one by one, and a card from the pool for a place no one saw filled.
+            places, strangers = list(range(size)), pool[:]
+            left = len(strangers)
             totals, ranking = self.totals[:], self.ranking[:]
-            for card in pile[:reveal]:
+            for k in range(revealed):
+                j = k + int(random_() * (size - k))
+                at = places[j]
+                places[j] = places[k]
+                if at < known:
+                    card = pile_known[at]
+                else:
+                    j = int(random_() * left)
+                    left -= 1
+                    card = strangers[j]
+                    strangers[j] = strangers[left]
                 colour, value = divmod(card, len(VALUES))
                 _raise(totals, ranking, colour, value + _LOWEST)
-            majorities = self.majorities(ranking)
-            final = [points[p] + majorities[p] for p in range(players)]
-            best = max(final)
-            lead = [p for p in range(players) if final[p] == best]
-            if len(lead) > 1:
-                most = max(sizes[p] for p in lead)
-                lead = [p for p in lead if sizes[p] == most]
-            if me in lead:
-                won += 1.0 / len(lead)
-        return won / samples
+            scored = tuple(ranking[:scoring])
+            rankings[scored] = rankings.get(scored, 0) + 1
+        return rankings
+
+    def share_over(self, rankings: Mapping[tuple[int, ...], int]) -> float:
+        """The viewer's mean share of the victory over end rankings of the
+        colours that score majorities, each with how often it comes (R20–R23)."""
+        won = sum(n * self._final_share(ranking) for ranking, n in rankings.items())
+        return won / sum(rankings.values())
+
+    def _final_share(self, ranking: Sequence[int]) -> float:
+        """The viewer's share of the victory if the game ended with the
+        colours ranked ``ranking`` (R20–R23)."""
+        players, me, points = self.rules.players, self.me, self.points
+        majorities = self.majorities(ranking)
+        final = [points[p] + majorities[p] for p in range(players)]
+        best = max(final)
+        lead = [p for p in range(players) if final[p] == best]
+        if len(lead) > 1:
+            sizes = [sum(row) for row in self.counts]
+            most = max(sizes[p] for p in lead)
+            lead = [p for p in lead if sizes[p] == most]
+        return 1.0 / len(lead) if me in lead else 0.0
 
 
 def _raise(totals: list[int], ranking: list[int], colour: int, value: int) -> None:

@@ -93,7 +93,9 @@ def features(t: Table) -> list[float]:
     f.append(max(majorities[p] for p in others) / 10.0)
     expected_totals = [totals[c] + added[c] for c in range(_C)]
     expected_order = sorted(range(_C), key=lambda c: -expected_totals[c])
-    expected_majorities = t.majorities(expected_order)
+    scoring = len(t.rules.majority)
+    same_places = expected_order[:scoring] == order[:scoring]
+    expected_majorities = majorities if same_places else t.majorities(expected_order)
     expected = [points[p] + expected_majorities[p] for p in range(players)]
     f.append((expected[me] - max(expected[p] for p in others)) / 10.0)
     f.append(expected_majorities[me] / 10.0)

@@ -8,7 +8,9 @@ bots never do — they see one seat's observation only (R24–R26).
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
@@ -17,12 +19,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import DEFAULT_RULESET, Action, ActionKind, Match, observe
+from engine.bots import lookahead
 from engine.bots.inference import FLOOR, Choice, medium_choices, secret_likelihoods
-from engine.bots.lookahead import LookaheadPolicy, supports
+from engine.bots.lookahead import REVEAL_SAMPLES, LookaheadPolicy, _Reveals, supports
 from engine.bots.policies import medium_policy, random_policy, standing
 from engine.bots.search import hard_policy
-from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
+from engine.bots.table import (
+    ADD_FACE_UP,
+    ADD_SECRET,
+    GIVE,
+    KEEP,
+    Table,
+    TableRules,
+    card_index,
+)
 from engine.bots.value import FEATURES, ValueNet, features, shipped_net
+from engine.match import climb
 from engine.observation import Observation
 from engine.ruleset import ruleset_from_mapping
 from engine.scoring import final_scoring
@@ -325,9 +337,9 @@ class _JudgeEverySecondCard(LookaheadPolicy):
     """The lookahead without its memory of second-card choices."""
 
     def _second_card(
-        self, t: Table, card: int, used: int, reveal_seed: int, known: dict[int, Choice]
+        self, t: Table, card: int, used: int, reveals: _Reveals, known: dict[int, Choice]
     ) -> Table:
-        return self._place_best(t, card, used, reveal_seed)[0]
+        return self._place_best(t, card, used, reveals)[0]
 
 
 def test_r13_remembering_second_card_choices_changes_no_decision() -> None:
@@ -350,3 +362,85 @@ def test_r13_remembering_second_card_choices_changes_no_decision() -> None:
             compared += 1
         match.apply(seat, medium_policy(observation, rngs[seat]))
     assert compared == 8
+
+
+def _exact_reveals(t: Table) -> Counter[tuple[int, ...]]:
+    """Every equally likely end of the reveal (R19) from table ``t``: each way
+    to fill the secret festival's unknown places from the unseen cards, each
+    order of its places, and the ranking the first five leave (R8)."""
+    known = t.mine + (t.others or [])
+    unseen = t.unseen()
+    pool = [card for card, n in enumerate(unseen) for _ in range(n)]
+    reveal = t.rules.reveal_size
+    ends: Counter[tuple[int, ...]] = Counter()
+    for strangers in itertools.permutations(pool, t.secret_size - len(known)):
+        pile = known + list(strangers)
+        for places in itertools.permutations(range(len(pile)), min(reveal, len(pile))):
+            totals, ranking = t.totals[:], t.ranking[:]
+            for at in places:
+                colour, value = divmod(pile[at], 3)
+                totals[colour] += value + 2
+                climb(ranking, totals, colour)
+            ends[tuple(ranking[:3])] += 1
+    return ends
+
+
+@pytest.mark.parametrize(("mine", "unknown"), [((0, 4, 8, 11), 1), ((5, 10), 4)])
+def test_r8_r19_a_table_draws_the_reveal_as_the_rules_do(
+    mine: tuple[int, ...], unknown: int
+) -> None:
+    """The lookahead's reveals come out of the secret festival, its own cards
+    and unseen ones alike, five at random, in the proportions an exact count
+    of every reveal gives (R19), re-ranked card by card (R8)."""
+    t = Table.empty(TableRules.of(DEFAULT_RULESET, 4), 0)
+    t.totals, t.ranking = [4, 3, 0, 2], [0, 1, 3]
+    t.seen = [6] * 12
+    for card in (1, 3, 6, 9, 10):  # a small pool of unseen cards: purple 3, blue 2, …
+        t.seen[card] = 5
+    for card in mine:
+        t.place(0, card, ADD_SECRET)
+        t.seen[card] -= 1  # the pile's own cards were not seen elsewhere
+    t.secret_size = len(mine) + unknown
+    exact = _exact_reveals(t)
+    drawn = t.reveal_rankings(random.Random(4), 20_000)
+    assert len(exact) > 3
+    assert set(drawn) <= set(exact)
+    total = sum(exact.values())
+    for ranking, n in exact.items():
+        assert abs(drawn.get(ranking, 0) / 20_000 - n / total) < 0.015, ranking
+
+
+def test_r19_sharing_a_deals_reveals_between_tables_changes_no_decision(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tables of one deal with the same :meth:`Table.reveal_key` share one draw
+    of the reveal; drawing it again for every table gives the same values."""
+    bot = LookaheadPolicy(samples=8)
+    match = Match.new(4, 33)
+    rngs = [random.Random(f"v:{s}") for s in range(4)]
+    late: list[Observation] = []
+    while not match.is_over:
+        seat = match.to_act[0]
+        observation = observe(match, seat)
+        if seat == 3 and observation.deck_count <= 16 and len(observation.legal_actions) > 1:
+            late.append(observation)
+        match.apply(seat, medium_policy(observation, rngs[seat]))
+    draws = Counter[str]()
+    reveal_rankings = Table.reveal_rankings
+
+    def counted(t: Table, rng: random.Random, samples: int) -> dict[tuple[int, ...], int]:
+        draws[phase] += 1
+        return reveal_rankings(t, rng, samples)
+
+    monkeypatch.setattr(Table, "reveal_rankings", counted)
+    phase = "shared"
+    shared = [bot.search(observation, random.Random(9)) for observation in late]
+
+    def draw_every_time(self: _Reveals, t: Table) -> float:
+        return t.share_over(t.reveal_rankings(random.Random(self.seed), REVEAL_SAMPLES))
+
+    monkeypatch.setattr(lookahead._Reveals, "share", draw_every_time)
+    phase = "every time"
+    assert [bot.search(observation, random.Random(9)) for observation in late] == shared
+    assert len(late) >= 4
+    assert draws["shared"] < draws["every time"] / 2
