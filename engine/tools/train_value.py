@@ -4,23 +4,27 @@ Three steps, each a subcommand, and ``recipe`` to run them all::
 
     python -m engine.tools.train_value generate --matches 24000 --out medium.rows
     python -m engine.tools.train_value generate --matches 3000 --start 500000 \\
-        --bot-weights engine/bots/value_net.json --samples 16 --out bot.rows
-    python -m engine.tools.train_value fit --nets 4 --seed 1 --out value_net.json \\
-        medium.rows bot.rows:5
+        --bot-weights engine/bots/value_net.json --samples 16 --out bot1.rows
+    python -m engine.tools.train_value fit --nets 8 --seed 1 --out outcomes.json \\
+        medium.rows bot1.rows:5
+    python -m engine.tools.train_value fit --nets 8 --seed 1 --out td.json \\
+        --teacher engine/bots/value_net.json medium.rows bot1.rows:5
 
 ``generate`` plays 4-player matches under the standard ruleset — four medium
 bots, or the lookahead bot (with the network given) in seat ``i % 4`` against
 three — and writes, at the end of every turn, each seat's features with how
 that seat's match ended. ``fit`` trains the network on such rows (a file may
 carry a weight after a colon); with ``--nets N`` it trains N networks from
-different seeds and writes their average as one network (a slightly lower
-held-out loss than one of them).
-``recipe`` runs the three lines above and writes the network the bots ship:
-each network is made from the games of the bot the one before it plays
-(``--bot-weights``, by default the network that ships now). The one that
-ships was made from the network before it in the project's history, which
-came from a research pipeline: medium bots' games, then two rounds of the
-bot's own games.
+different seeds and writes their average as one network. With ``--teacher
+NET`` it learns TD(λ) targets instead of bare outcomes: each row's outcome
+mixed with what the teacher predicts at the same seat's later turns
+(``--td``, λ = 0.8 by default), less noisy than one match's ending.
+``recipe`` runs these steps and writes the network the bots ship, the average
+of all 16: it learns from the games of the bot with each network given to
+``--bot-weights``, oldest first (3000 matches each, from match 500000, then
+600000, …; by default only the network that ships now), and the last of them
+is the teacher. The network that ships was made by ``recipe --bot-weights``
+with the networks of commits 37c1c17 and faf9826, in that order.
 ``fit --start-from NET`` goes on training a network instead of a fresh one.
 Everything is seeded: the same command gives the same rows and, up to the
 rounding of the machine's linear algebra, the same net.
@@ -49,12 +53,26 @@ from ..bots.value import FEATURES, ValueNet, features
 from ..match import Match, Phase
 from ..observation import observe
 
-__all__ = ["average", "end_of_turn_table", "fit", "generate", "main", "play_for_rows"]
+__all__ = [
+    "average",
+    "end_of_turn_table",
+    "fit",
+    "generate",
+    "main",
+    "play_for_rows",
+    "predictions",
+    "recipe",
+    "td_targets",
+]
 
 #: Each row: the features, then the seat's share of the victory, its lead
 #: over the best other seat, 1.0 if the lookahead bot played the seat, and
 #: the match's number.
 ROW = FEATURES + 4
+#: How far the TD targets look: the weight of the outcome against the teacher's next guess.
+TD_LAMBDA = 0.8
+#: Networks ``recipe`` trains on the outcomes, and as many on TD targets.
+RECIPE_SEEDS = range(1, 9)
 _SHIPPED = Path(__file__).resolve().parent.parent / "bots" / "value_net.json"
 
 
@@ -157,6 +175,42 @@ def generate(
     return sum(len(chunk) for chunk in chunks) // (4 * ROW)
 
 
+def predictions(net: ValueNet, rows: np.ndarray) -> np.ndarray:
+    """What ``net`` predicts for each row: the seat's share of the victory."""
+    out = np.empty(len(rows))
+    w1, b1 = np.array(net.hidden), np.array(net.hidden_bias)
+    w2 = np.array(net.output)
+    for k in range(0, len(rows), 200_000):
+        chunk = rows[k : k + 200_000]
+        x = chunk[:, :FEATURES]
+        if net.extra_inputs:
+            x = np.concatenate([x, chunk[:, FEATURES + 2 : FEATURES + 3]], axis=1)
+        z = np.maximum(x.astype(np.float64) @ w1.T + b1, 0) @ w2 + net.output_bias
+        out[k : k + 200_000] = 1 / (1 + np.exp(-z))
+    return out
+
+
+def td_targets(rows: np.ndarray, teacher: ValueNet, lam: float) -> np.ndarray:
+    """Each row's TD(λ) return: how its seat's match ended, mixed with what
+    ``teacher`` predicts at that seat's later turns, the next weighing
+    ``1 - lam``, the one after ``lam * (1 - lam)``, and so on. Rows come as
+    :func:`generate` writes them: match after match, a row per seat per turn."""
+    values = predictions(teacher, rows)
+    targets = np.empty(len(rows))
+    numbers = rows[:, FEATURES + 3]
+    starts = np.flatnonzero(np.r_[True, numbers[1:] != numbers[:-1]])
+    for start, end in zip(starts, np.r_[starts[1:], len(rows)], strict=True):
+        if (end - start) % PLAYERS:
+            raise ValueError(f"match {int(numbers[start])} has rows missing")
+        later = values[start:end].reshape(-1, PLAYERS)
+        returns = np.empty_like(later)
+        returns[-1] = rows[end - PLAYERS : end, FEATURES]
+        for k in range(len(returns) - 2, -1, -1):
+            returns[k] = (1 - lam) * later[k + 1] + lam * returns[k + 1]
+        targets[start:end] = returns.reshape(-1)
+    return targets
+
+
 def fit(
     sources: Sequence[tuple[Path, float]],
     *,
@@ -165,16 +219,22 @@ def fit(
     seed: int = 0,
     start: ValueNet | None = None,
     rate: float = 1e-3,
+    teacher: ValueNet | None = None,
+    lam: float = TD_LAMBDA,
     log: bool = True,
 ) -> ValueNet:
     """Train a network on the rows of ``sources`` (each with a weight) to
     predict the seat's share of the victory; matches whose number ends in 0
     are held out to report the loss on. With rows of the lookahead bot among
     them, the network takes one more input, 1.0 on the bot's own rows.
-    ``start`` is a network to go on training instead of a fresh one."""
+    ``start`` is a network to go on training instead of a fresh one. With a
+    ``teacher``, the network learns :func:`td_targets` instead of the outcomes
+    (and the loss it reports is against them)."""
     parts = []
     for path, weight in sources:
         rows = np.fromfile(path, dtype=np.float32).reshape(-1, ROW)
+        if teacher is not None:
+            rows[:, FEATURES] = td_targets(rows, teacher, lam)
         parts.append((rows, weight))
     data = np.concatenate([rows for rows, _ in parts]).astype(np.float64)
     weights = np.concatenate([np.full(len(rows), w) for rows, w in parts])
@@ -261,6 +321,38 @@ def average(nets: Sequence[ValueNet]) -> ValueNet:
     )
 
 
+def recipe(directory: Path, bot_nets: Sequence[Path], workers: int) -> ValueNet:
+    """The network the bots ship: medium bots' games, the games of the bot
+    with each of ``bot_nets`` in turn (the last is the network it replaces),
+    and 16 networks fitted on them — 8 on the outcomes, 8 on TD targets that
+    the last of ``bot_nets`` teaches — averaged into one. Rows go to ``directory``."""
+    if not bot_nets:
+        raise ValueError("the recipe learns from at least one network's games")
+    directory.mkdir(parents=True, exist_ok=True)
+    medium = directory / "medium.rows"
+    generate(24000, 0, medium, None, 16, workers)
+    sources = [(medium, 1.0)]
+    for k, weights in enumerate(bot_nets):
+        rows = directory / f"bot{k + 1}.rows"
+        generate(3000, 500000 + 100000 * k, rows, weights, 16, workers)
+        sources.append((rows, 5.0))
+    teacher = _read_network(bot_nets[-1])
+    nets = [fit(sources, seed=seed) for seed in RECIPE_SEEDS]
+    nets += [fit(sources, seed=seed, teacher=teacher) for seed in RECIPE_SEEDS]
+    return average(nets)
+
+
+def _read_network(path: Path) -> ValueNet:
+    return ValueNet.from_mapping(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _network_or_error(parser: argparse.ArgumentParser, flag: str, path: Path) -> ValueNet:
+    try:
+        return _read_network(path)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        parser.error(f"{flag} {str(path)!r}: not a network ({error})")
+
+
 def _source(text: str) -> tuple[Path, float]:
     path, _, weight = text.partition(":")
     try:
@@ -326,6 +418,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitp.add_argument("--rate", type=_rate, default=1e-3, help="Adam's step size")
     fitp.add_argument("--nets", type=_positive, default=1, help="train this many and average them")
     fitp.add_argument("--seed", type=int, default=0, help="the first network's seed")
+    fitp.add_argument(
+        "--teacher", type=_network_file, metavar="NET", help="learn TD targets this network sets"
+    )
+    fitp.add_argument(
+        "--td", type=_rate, default=TD_LAMBDA, metavar="LAMBDA", help="with --teacher: λ"
+    )
     fitp.add_argument("--out", type=Path, required=True)
     rec = sub.add_parser("recipe", help="every step, writing the network the bots ship")
     rec.add_argument("--dir", type=Path, required=True, help="where the rows go")
@@ -333,8 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument(
         "--bot-weights",
         type=_network_file,
-        default=str(_SHIPPED),
-        help="the network whose games it learns from",
+        nargs="+",
+        metavar="NET",
+        help="the networks whose games it learns from, oldest first (default: the shipped one)",
     )
     rec.add_argument("--workers", type=_positive, default=2)
     args = parser.parse_args(argv)
@@ -349,10 +448,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.start_from is not None:
             if args.nets > 1:
                 parser.error("--start-from goes on training one network; leave out --nets")
-            try:
-                start = ValueNet.from_mapping(json.loads(args.start_from.read_text("utf-8")))
-            except (OSError, ValueError, KeyError, TypeError) as error:
-                parser.error(f"--start-from {str(args.start_from)!r}: not a network ({error})")
+            start = _network_or_error(parser, "--start-from", args.start_from)
+        teacher = None
+        if args.teacher is not None:
+            teacher = _network_or_error(parser, "--teacher", args.teacher)
         nets = [
             fit(
                 args.sources,
@@ -361,18 +460,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed + k,
                 start=start,
                 rate=args.rate,
+                teacher=teacher,
+                lam=args.td,
             )
             for k in range(args.nets)
         ]
         _write(average(nets), args.out)
         print(f"wrote {args.out}")
     else:
-        args.dir.mkdir(parents=True, exist_ok=True)
-        medium, bot = args.dir / "medium.rows", args.dir / "bot.rows"
-        generate(24000, 0, medium, None, 16, args.workers)
-        generate(3000, 500000, bot, args.bot_weights, 16, args.workers)
-        sources = [(medium, 1.0), (bot, 5.0)]
-        _write(average([fit(sources, seed=seed) for seed in range(1, 5)]), args.out)
+        bot_nets = args.bot_weights or [_SHIPPED]
+        for path in bot_nets:
+            _network_or_error(parser, "--bot-weights", path)
+        _write(recipe(args.dir, bot_nets, args.workers), args.out)
         print(f"wrote {args.out}")
     return 0
 

@@ -4,12 +4,14 @@ Real files in a temporary folder; matches small enough to stay quick."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
 from array import array
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine import ActionKind, Match, observe
@@ -17,7 +19,16 @@ from engine.bots.inference import FLOOR, secret_likelihoods
 from engine.bots.policies import medium_policy
 from engine.bots.table import Table
 from engine.bots.value import FEATURES, ValueNet
-from engine.tools.train_value import ROW, _Reading, average, fit, generate, main
+from engine.tools.train_value import (
+    ROW,
+    _Reading,
+    average,
+    fit,
+    generate,
+    main,
+    predictions,
+    td_targets,
+)
 
 
 def test_rows_hold_features_and_how_each_seat_ended(tmp_path: Path) -> None:
@@ -132,6 +143,9 @@ def test_the_reading_kept_while_playing_is_the_one_an_observation_gives() -> Non
         (["fit", "--start-from", "{rows}", "--out", "x.json", "{rows}"], "not a network"),
         (["fit", "--start-from", "{rows}", "--nets", "2", "--out", "x", "{rows}"], "leave out"),
         (["recipe", "--dir", "d", "--bot-weights", "no.json"], "no such file"),
+        (["recipe", "--dir", "d", "--bot-weights", "{rows}"], "not a network"),
+        (["fit", "--teacher", "{rows}", "--out", "x.json", "{rows}"], "not a network"),
+        (["fit", "--teacher", "{rows}", "--td", "1.5", "--out", "x", "{rows}"], "between 0 and 1"),
     ],
 )
 def test_bad_flags_are_refused_with_a_reason(
@@ -144,3 +158,51 @@ def test_bad_flags_are_refused_with_a_reason(
         main([a.format(rows=rows) for a in argv])
     assert exit_.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_td_targets_mix_each_outcome_with_the_teachers_later_guesses(tmp_path: Path) -> None:
+    """A seat's TD(λ) target at its last turn is how its match ended; at every
+    earlier turn, (1 - λ) of the teacher's guess at the next turn plus λ of the
+    next turn's target. λ = 1 gives the outcomes back."""
+    rows_path = tmp_path / "m.rows"
+    generate(3, 40, rows_path, None, 1, workers=1)
+    rows = np.fromfile(rows_path, dtype=np.float32).reshape(-1, ROW)
+    teacher = fit([(rows_path, 1.0)], epochs=1, log=False)
+    guesses = predictions(teacher, rows)
+    targets = td_targets(rows, teacher, 0.8)
+    assert np.allclose(td_targets(rows, teacher, 1.0), rows[:, FEATURES])
+    per_match = 28 * 4
+    for start in range(0, len(rows), per_match):
+        for seat in range(4):
+            mine = range(start + seat, start + per_match, 4)
+            last = mine[-1]
+            assert targets[last] == pytest.approx(rows[last, FEATURES])
+            for here, later in itertools.pairwise(mine):
+                expected = 0.2 * guesses[later] + 0.8 * targets[later]
+                assert targets[here] == pytest.approx(expected)
+    table = Table.from_observation(observe(Match.new(4, 3), 1))
+    assert guesses.shape == (len(rows),) and 0 < teacher.win_share(table) < 1
+    with pytest.raises(ValueError, match="rows missing"):
+        td_targets(rows[:-1], teacher, 0.8)
+
+
+def test_a_fit_learns_td_targets_from_a_teacher_on_the_command_line(tmp_path: Path) -> None:
+    """``fit --teacher NET`` trains on the teacher's TD targets: a network
+    other than the one the outcomes give, from the same rows and seed."""
+    rows = tmp_path / "m.rows"
+    generate(6, 60, rows, None, 1, workers=1)
+    teacher, taught, plain = tmp_path / "t.json", tmp_path / "td.json", tmp_path / "p.json"
+    assert main(["fit", "--epochs", "1", "--out", str(teacher), str(rows)]) == 0
+    argv = ["fit", "--epochs", "1", "--seed", "3", "--out"]
+    assert main([*argv, str(plain), str(rows)]) == 0
+    assert main([*argv, str(taught), "--teacher", str(teacher), "--td", "0.5", str(rows)]) == 0
+    read = [ValueNet.from_mapping(json.loads(p.read_text())) for p in (plain, taught)]
+    assert read[0] != read[1]
+    assert read[1] == fit(
+        [(rows, 1.0)],
+        epochs=1,
+        seed=3,
+        teacher=ValueNet.from_mapping(json.loads(teacher.read_text())),
+        lam=0.5,
+        log=False,
+    )
