@@ -23,8 +23,11 @@ mixed with what the teacher predicts at the same seat's later turns
 of all 16: it learns from the games of the bot with each network given to
 ``--bot-weights``, oldest first (3000 matches each, from match 500000, then
 600000, …; by default only the network that ships now), and the last of them
-is the teacher. The network that ships was made by ``recipe --bot-weights``
-with the networks of commits 37c1c17 and faf9826, in that order.
+is the teacher. The network that ships was made by these steps with the
+networks of commits 37c1c17 and faf9826, in that order, from bot games that
+the lookahead of faf9826 played; since 95df9ae the lookahead draws the
+end-of-match reveal differently, so ``recipe`` now plays those games with
+other random reveals and makes a network like it, not the same bytes.
 ``fit --start-from NET`` goes on training a network instead of a fresh one.
 Everything is seeded: the same command gives the same rows and, up to the
 rounding of the machine's linear algebra, the same net.
