@@ -178,16 +178,19 @@ def generate(
     return sum(len(chunk) for chunk in chunks) // (4 * ROW)
 
 
+def _inputs(rows: np.ndarray, flagged: bool) -> np.ndarray:
+    """A network's inputs from rows: the features, and the bot's flag when it takes one."""
+    x = rows[:, :FEATURES]
+    return np.concatenate([x, rows[:, FEATURES + 2 : FEATURES + 3]], axis=1) if flagged else x
+
+
 def predictions(net: ValueNet, rows: np.ndarray) -> np.ndarray:
     """What ``net`` predicts for each row: the seat's share of the victory."""
     out = np.empty(len(rows))
     w1, b1 = np.array(net.hidden), np.array(net.hidden_bias)
     w2 = np.array(net.output)
     for k in range(0, len(rows), 200_000):
-        chunk = rows[k : k + 200_000]
-        x = chunk[:, :FEATURES]
-        if net.extra_inputs:
-            x = np.concatenate([x, chunk[:, FEATURES + 2 : FEATURES + 3]], axis=1)
+        x = _inputs(rows[k : k + 200_000], bool(net.extra_inputs))
         z = np.maximum(x.astype(np.float64) @ w1.T + b1, 0) @ w2 + net.output_bias
         out[k : k + 200_000] = 1 / (1 + np.exp(-z))
     return out
@@ -242,9 +245,7 @@ def fit(
     data = np.concatenate([rows for rows, _ in parts]).astype(np.float64)
     weights = np.concatenate([np.full(len(rows), w) for rows, w in parts])
     flagged = bool(data[:, FEATURES + 2].any())
-    x = data[:, :FEATURES]
-    if flagged:
-        x = np.concatenate([x, data[:, FEATURES + 2 : FEATURES + 3]], axis=1)
+    x = _inputs(data, flagged)
     y = data[:, FEATURES]
     held = (data[:, FEATURES + 3].astype(np.int64) % 10) == 0
     xt, yt, wt, xv, yv = x[~held], y[~held], weights[~held], x[held], y[held]
