@@ -43,8 +43,9 @@ from .value import ValueNet, shipped_net
 
 __all__ = ["DEFAULT_SAMPLES", "LookaheadPolicy", "supports"]
 
-#: Deals per decision when none is given: more gained nothing measurable.
-DEFAULT_SAMPLES = 64
+#: Deals per decision when none is given; a time budget may stop it sooner.
+#: At the default 300 ms, 128 won about 3 points more than 64 against medium bots.
+DEFAULT_SAMPLES = 128
 #: Random reveals averaged when the deck runs out in a lookahead.
 REVEAL_SAMPLES = 24
 #: The player count the network was trained for.

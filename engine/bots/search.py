@@ -158,7 +158,7 @@ def hard_policy(
     """The hard bot (see :class:`HardPolicy`).
 
     ``hard_policy()`` thinks for at most about 300 ms a decision (the
-    lookahead stops sooner, after its 64 deals); ``hard_policy(50)`` for
+    lookahead stops sooner, after its 128 deals); ``hard_policy(50)`` for
     50 ms; ``hard_policy(None, simulations=20)`` tries 20 deals and is
     reproducible.
     """
