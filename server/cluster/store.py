@@ -91,7 +91,10 @@ class Store:
     def __init__(self, url: str, timeout: float = 2.0, max_connections: int = 32) -> None:
         self.url = url
         # A bounded pool that makes a command wait for a connection (rather than
-        # fail) when many hellos and joins ask at once.
+        # fail) when many hellos and joins ask at once. RESP2: on RESP3, redis-py 8
+        # turns on maintenance notifications and then skips its check that a pooled
+        # connection is still open, so the first command after a Redis restart
+        # would go to a dead socket and fail.
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=max_connections,
@@ -99,6 +102,7 @@ class Store:
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
+            protocol=2,
         )
         self._redis: Any = aioredis.Redis(connection_pool=pool)
 
