@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import protocol as wire
 
 from .options import Option, options
-from .sdk import ConnectionLost, Session
+from .sdk import ConnectionLost, RequestError, Session
 
 __all__ = [
     "STRATEGIES",
@@ -127,7 +127,12 @@ class Bot:
                 if snapshot.seq != message.seq:
                     continue  # stale: the prompt that follows the snapshot is the current one
                 answered = message.seq
-                await session.act(self.decide(snapshot.state, options(message)))
+                try:
+                    await session.answer(message, self.decide(snapshot.state, options(message)))
+                except RequestError as exc:
+                    if exc.code != "decision_taken":
+                        raise  # too late (a turn timer): the next prompt is answered
+
             elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                 return message.event.scoring
             elif isinstance(message, ConnectionLost) and not session.reconnect:

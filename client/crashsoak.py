@@ -405,7 +405,7 @@ class _Table:
                 attempts = match.attempts[seat]
                 attempts.append(Attempt(action_key(action), False))
                 try:
-                    await session.act(action)
+                    await session.answer(message, action)
                 except RequestError:
                     attempts.pop()  # refused: the match is unchanged
                     continue

@@ -636,7 +636,7 @@ class _Run:
                     await asyncio.sleep(self.options.think * rng.uniform(0.2, 1.8))
                 sent = time.perf_counter()
                 try:
-                    await session.act(rng.choice(message.actions))
+                    await session.answer(message, rng.choice(message.actions))
                 except RequestError as exc:
                     return f"act refused: {exc.code}"
                 except (ConnectionError, ConnectionClosed, TimeoutError) as exc:

@@ -163,7 +163,7 @@ class _Seat:
                 action = self.rng.choice(message.actions)
                 sent = time.perf_counter()
                 try:
-                    await self.session.act(action)
+                    await self.session.answer(message, action)
                 except RequestError as exc:
                     self.report.error(exc.code)
                     continue

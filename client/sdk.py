@@ -9,7 +9,7 @@ load generator — is built on :class:`Session`::
         await session.start()
         async for message in session:
             if isinstance(message, protocol.Prompt):
-                await session.act(message.actions[0])
+                await session.answer(message, message.actions[0])
 
 Requests return their answer (or raise :class:`RequestError`); every message
 the server sends, answers included, also arrives through ``async for``.
@@ -578,9 +578,20 @@ class Session:
         assert isinstance(answer, wire.Joined)
         return answer
 
-    async def act(self, action: wire.Action) -> None:
-        """Propose an action; returns once the server accepted it."""
-        await self.request(wire.Act, action=action)
+    async def act(self, action: wire.Action, *, seq: int | None) -> None:
+        """Propose an action for the decision the prompt of ``seq`` opened;
+        returns once the server accepted it. If that decision was taken
+        meanwhile (the turn timer ran out, the server played the seat, another
+        connection acted), it raises :class:`RequestError` ``decision_taken``
+        and nothing changed: the prompt of the decision open now, if any, has
+        already arrived. ``seq`` None answers whatever decision is open when
+        the act arrives — which a late act may not be."""
+        await self.request(wire.Act, action=action, seq=seq)
+
+    async def answer(self, prompt: wire.Prompt, action: wire.Action) -> None:
+        """Answer ``prompt`` with ``action``, one of its ``actions``: :meth:`act`
+        naming the prompt's ``seq``."""
+        await self.act(action, seq=prompt.seq)
 
     async def sync(self) -> wire.Snapshot:
         """A fresh snapshot of the current match."""

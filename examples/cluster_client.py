@@ -48,6 +48,8 @@ async def play(url: str, match: str, name: str) -> None:
                     url = msg["url"]
                     print(f"match {match} is elsewhere: moved to {url}")
                     break  # close this connection; the loop connects to url
+                elif kind == "error" and msg["code"] == "decision_taken":
+                    continue  # our act came too late; the newer prompt is already here
                 elif kind == "error":
                     sys.exit(f"error {msg['code']}: {msg['message']}")
                 elif kind == "joined":
@@ -58,7 +60,7 @@ async def play(url: str, match: str, name: str) -> None:
                     if len(points) != len(actions):  # older servers send no points
                         points = [0] * len(actions)
                     best = [a for a, p in zip(actions, points, strict=True) if p == max(points)]
-                    await send("act", action=random.choice(best))
+                    await send("act", action=random.choice(best), seq=msg["seq"])
                 elif kind == "event" and msg["event"]["kind"] == "match_ended":
                     scoring = msg["event"]["scoring"]
                     for player in scoring["players"]:

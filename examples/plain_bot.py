@@ -24,7 +24,7 @@ async def main(url: str, match: str) -> None:
         await send("join", match=match)
         async for frame in ws:
             msg = msgpack.unpackb(frame)
-            if msg["type"] == "error":
+            if msg["type"] == "error" and msg["code"] != "decision_taken":  # (a late act)
                 sys.exit(f"error: {msg['code']}: {msg['message']}")
             if msg["type"] == "prompt":
                 actions = msg["actions"]
@@ -32,7 +32,7 @@ async def main(url: str, match: str) -> None:
                 if len(points) != len(actions):  # older servers send no points
                     points = [0] * len(actions)
                 best = max(range(len(actions)), key=lambda i: points[i])
-                await send("act", action=actions[best])
+                await send("act", action=actions[best], seq=msg["seq"])
             if msg["type"] == "event" and msg["event"]["kind"] == "match_ended":
                 scoring = msg["event"]["scoring"]
                 print("winners:", scoring["winners"], "by", scoring["decided_by"])

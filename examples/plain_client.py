@@ -28,7 +28,9 @@ async def play(url: str, name: str) -> None:
         async for frame in ws:
             msg = msgpack.unpackb(frame)
             kind = msg.get("type")  # ignore types we do not know
-            if kind == "error":
+            if kind == "error" and msg["code"] == "decision_taken":
+                continue  # our act came too late; the newer prompt is already here
+            elif kind == "error":
                 sys.exit(f"error {msg['code']}: {msg['message']}")
             elif kind == "welcome":
                 print(f"connected to {msg['server']} as {msg['name']}")
@@ -41,7 +43,7 @@ async def play(url: str, name: str) -> None:
                 if len(points) != len(actions):  # older servers send no points
                     points = [0] * len(actions)
                 best = [a for a, p in zip(actions, points, strict=True) if p == max(points)]
-                await send("act", action=random.choice(best))
+                await send("act", action=random.choice(best), seq=msg["seq"])
             elif kind == "event" and msg["event"]["kind"] == "match_ended":
                 scoring = msg["event"]["scoring"]
                 for player in scoring["players"]:

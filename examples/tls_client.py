@@ -45,7 +45,9 @@ async def play(url: str, pinned: str, name: str) -> None:
         async for frame in ws:
             msg = msgpack.unpackb(frame)
             kind = msg.get("type")
-            if kind == "error":
+            if kind == "error" and msg["code"] == "decision_taken":
+                continue  # our act came too late; the newer prompt is already here
+            elif kind == "error":
                 sys.exit(f"error {msg['code']}: {msg['message']}")
             elif kind == "welcome":
                 bots = [{"seat": 1, "strength": "easy"}, {"seat": 2, "strength": "easy"}]
@@ -53,7 +55,7 @@ async def play(url: str, pinned: str, name: str) -> None:
             elif kind == "joined":
                 await send("start")
             elif kind == "prompt":
-                await send("act", action=msg["actions"][0])
+                await send("act", action=msg["actions"][0], seq=msg["seq"])
             elif kind == "event" and msg["event"]["kind"] == "match_ended":
                 print(f"winners: {msg['event']['scoring']['winners']}")
                 return

@@ -50,10 +50,10 @@ class ErrorCode(enum.StrEnum):
     NOT_IN_MATCH = "not_in_match"
     NOT_HOST = "not_host"
     NOT_YOUR_TURN = "not_your_turn"
+    DECISION_TAKEN = "decision_taken"
     ILLEGAL_ACTION = "illegal_action"
     RATE_LIMITED = "rate_limited"
     SERVER_FULL = "server_full"
-    TOO_MANY_MATCHES = "too_many_matches"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     ELSEWHERE = "elsewhere"
     NODE_UNAVAILABLE = "node_unavailable"
@@ -98,6 +98,11 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "outside a match, or `act` or `play_again` by a spectator.",
     ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
     ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
+    ErrorCode.DECISION_TAKEN: "`act` whose `seq` names a decision that is no longer open: "
+    "it was taken meanwhile — the turn timer ran out, the server played the seat while its "
+    "player was away, or another connection of the same player acted — or a newer one has "
+    "been prompted since. Nothing changed; the prompt of the decision open now, if the seat "
+    "has one, came before this error.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
     "actions; the match is unchanged.",
     ErrorCode.RATE_LIMITED: "After `hello`: the connection sent more than its rate allows "
@@ -106,8 +111,6 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "identities lately; say `hello` with a token, or try again later.",
     ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
     "On `hello` the connection is closed.",
-    ErrorCode.TOO_MANY_MATCHES: "`create_match` by a player who already hosts the most "
-    "matches that have not started one player may host (by default 3).",
     ErrorCode.STORAGE_UNAVAILABLE: "The server cannot write to its disk now (full, or "
     "unwritable), and the request needs something stored: a `hello` without a token (a new "
     "identity; the connection is closed with 1013), or `start` (the match stays open). "

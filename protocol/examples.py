@@ -357,7 +357,6 @@ SERVER_EXAMPLES: dict[str, Message] = {
             new_players_per_minute=20.0,
             join_code_tries=5,
             join_code_lockout=60.0,
-            max_open_matches_per_player=3,
         ),
     ),
     "ok": Ok(id=7),

@@ -251,6 +251,15 @@ class Act(_Request, frozen=True, kw_only=True, tag="act"):
     answer = "`ok` before the events it causes, or `error` (the match is unchanged)"
 
     action: Annotated[Action, Meta(description="the action, one of the prompt's `actions`")]
+    seq: Annotated[
+        Count | None,
+        Meta(
+            description="the `seq` of the prompt this act answers: if that decision was "
+            "taken meanwhile (a timer, a stand-in, another connection), the act is refused "
+            "with `decision_taken`. Absent: whatever decision is open when the act arrives, "
+            "which a late act may not be (added within version 1)"
+        ),
+    ] = None
 
 
 class Sync(_Request, frozen=True, tag="sync"):
@@ -353,13 +362,6 @@ class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
     join_code_lockout: Annotated[
         _NonNegative | None,
         Meta(description="seconds of that lockout. Absent: an older server"),
-    ] = None
-    max_open_matches_per_player: Annotated[
-        Count | None,
-        Meta(
-            description="matches not yet started one player may host at once; one more "
-            "`create_match` is answered `too_many_matches`. Absent: an older server"
-        ),
     ] = None
 
 

@@ -5,8 +5,8 @@ One task per connection: hello under a timeout, then ``async for`` the
 frames — rate-limit, decode, dispatch — with one logged top-level ``except``
 that closes with 1011, and the player's seat released in ``finally``.
 ``GET /healthz`` on the same port answers a short JSON status. With TLS
-(:mod:`server.tls`) both are served over it (``wss://``, ``https://``); on a
-LAN address the server announces itself while it runs (:mod:`server.discovery`).
+(:mod:`server.lan.tls`) both are served over it (``wss://``, ``https://``); on a
+LAN address the server announces itself while it runs (:mod:`server.lan.discovery`).
 
 No one client can hurt the server: the handshake refuses web pages from
 origins the operator has not allowed (403) and an address's connections past
@@ -42,13 +42,13 @@ import protocol as wire
 import protocol.lan as wire_lan
 
 from .config import ServerConfig
-from .discovery import Announcer, announce_addresses, default_instance_name, lobby_announcement
 from .errors import error_for, refused
+from .lan.discovery import Announcer, announce_addresses, default_instance_name, lobby_announcement
+from .lan.tls import TlsSetup, from_config
 from .lobby import Lobby
 from .peer import Flusher, Peer, TulipsConnection, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
-from .tls import TlsSetup, from_config
 
 __all__ = ["TulipsServer", "memory_bytes", "release_memory"]
 
@@ -188,8 +188,10 @@ class TulipsServer:
         def status() -> wire_lan.Announcement:
             players = len({peer.player for peer in self.peers if peer.player is not None})
             fingerprint = tls.fingerprint if tls is not None else None
-            rooms = self.lobby.rooms.values()
-            return lobby_announcement(rooms, players, fingerprint=fingerprint, tls=tls is not None)
+            matches = self.lobby.infos()
+            return lobby_announcement(
+                matches, players, fingerprint=fingerprint, tls=tls is not None
+            )
 
         self.announcer = Announcer(
             name=self.config.announce_name or default_instance_name(),
@@ -200,39 +202,86 @@ class TulipsServer:
         await self.announcer.start()
 
     async def stop(self) -> None:
-        """Stop taking actions, tell every client the server is going away, let
-        the disk store what was accepted (within ``config.stop_timeout``), and close."""
+        """Stop taking requests, tell every client the server is going away, let
+        the disk store what was accepted and close the database, and end.
+
+        The disk and the clients each have ``config.stop_timeout`` seconds, side
+        by side: a client that does not answer the close (a frozen machine) is
+        cut off then, and never spends the disk's time. The log says what, if
+        anything, was waited for.
+        """
         if self._server is None:
             return
         if self.announcer is not None:  # first, so nobody is sent to a closing server
             await self.announcer.stop()
             self.announcer = None
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.stop_timeout
+        started = loop.time()
+        budget = self.config.stop_timeout
         self._server.close(close_connections=False)
         for extra in self._extra:
             extra.close(close_connections=False)
-        self.lobby.halt()
-        await asyncio.gather(
-            *(
-                peer.flush_and_close(wire.CloseCode.GOING_AWAY, "server shutting down")
-                for peer in list(self.peers)
-            ),
-            return_exceptions=True,
-        )
-        with contextlib.suppress(TimeoutError):  # a handler whose action waits for the disk
-            async with asyncio.timeout_at(deadline):
-                for extra in self._extra:
-                    await asyncio.shield(extra.wait_closed())
-                await asyncio.shield(self._server.wait_closed())
         if self._housekeeping is not None:
             self._housekeeping.cancel()
             self._housekeeping = None
-        await self.lobby.close(max(0.0, deadline - loop.time()))
+        self.lobby.halt()
+        storing = loop.create_task(self._close_storage(budget))
+        unanswered = await self._close_connections(budget)
+        await storing
+        for server in [*self._extra, self._server]:
+            with contextlib.suppress(TimeoutError):  # every handler ends once its socket is gone
+                async with asyncio.timeout(1.0):
+                    await server.wait_closed()
         if self._release is not None:
             self._release.cancel()
             self._release = None
         self._server = None
+        took = loop.time() - started
+        if unanswered:
+            log.warning(
+                "stopped in %.1f s: %d client(s) did not answer the close and were cut off"
+                " after %.1f s: %s",
+                took,
+                len(unanswered),
+                budget,
+                ", ".join(unanswered[:5]) + (" …" if len(unanswered) > 5 else ""),
+            )
+        else:
+            log.info("stopped in %.2f s", took)
+
+    async def _close_connections(self, budget: float) -> list[str]:
+        """Close every connection with 1001, each within ``budget`` seconds;
+        those that did not answer in time (cut off), as a log line names them."""
+        peers = list(self.peers)
+        if not peers:
+            return []
+        closes = [
+            asyncio.ensure_future(
+                peer.flush_and_close(wire.CloseCode.GOING_AWAY, "server shutting down")
+            )
+            for peer in peers
+        ]
+        _, pending = await asyncio.wait(closes, timeout=budget)
+        unanswered = []
+        for peer, close in zip(peers, closes, strict=True):
+            if close in pending:
+                close.cancel()
+                unanswered.append(repr(peer))
+                if peer.connection.transport is not None:
+                    peer.connection.transport.abort()
+        if pending:
+            await asyncio.wait(pending, timeout=1.0)
+        return unanswered
+
+    async def _close_storage(self, budget: float) -> None:
+        """Let every match finish what it was given and the disk its writes
+        (within ``budget`` s), then close the database; log what waited."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await self.lobby.close(budget)
+        took = loop.time() - started
+        if took >= 0.5:
+            log.info("the matches and the disk took %.1f s to finish their writes", took)
 
     async def _forget_players(self) -> None:
         """Every hour, forget the players unused for ``forget_players_after``."""
@@ -254,7 +303,7 @@ class TulipsServer:
         """The status ``/healthz`` reports."""
         return {
             "status": "ok",
-            "matches": len(self.lobby.rooms),
+            "matches": len(self.lobby.matches),
             "running": self.lobby.running_count(),
             "connections": len(self.peers),
             "outbound_bytes": sum(peer.held for peer in self.peers),
@@ -409,7 +458,7 @@ class TulipsServer:
                     return False
                 continue
             peer.send(wire.encode(answer))
-            self.lobby.after_welcome(peer)
+            await self.lobby.after_welcome(peer)
             return True
 
     def _check_new_player(self, peer: Peer, hello: wire.Hello) -> None:

@@ -29,8 +29,8 @@ from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
 from .config import ServerConfig
+from .lan.tls import CERT_FILE, KEY_FILE, TlsError
 from .storage import StorageError
-from .tls import CERT_FILE, KEY_FILE, TlsError
 
 if TYPE_CHECKING:
     from .web import WebFront
@@ -250,13 +250,6 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="forget a player who has not connected for this many days and whom no kept "
         "match names; their token stops working (default: %(default)s)",
     )
-    parser.add_argument(
-        "--max-open-matches-per-player",
-        type=_positive_int,
-        default=defaults.max_open_matches_per_player,
-        metavar="N",
-        help="matches that have not started one player may host at once (default: %(default)s)",
-    )
     cluster_options.add_arguments(parser)
     parser.add_argument(
         "--name",
@@ -326,7 +319,6 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         allowed_origins=tuple(args.allow_origin),
         new_players_per_minute=args.new_players_per_minute,
         forget_players_after=args.forget_players_after * 86400,
-        max_open_matches_per_player=args.max_open_matches_per_player,
         stop_timeout=args.stop_timeout,
         name=args.name.strip() if args.name else defaults.name,
         announce=not args.no_announce,

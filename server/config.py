@@ -88,8 +88,6 @@ class ServerConfig:
     join_code_tries: int = 5
     #: seconds an address is locked out of a match after too many wrong join codes
     join_code_lockout: float = 60.0
-    #: open matches one player may host at once (``too_many_matches`` beyond it)
-    max_open_matches_per_player: int = 3
     #: seconds a shutdown waits for accepted actions to reach the disk
     stop_timeout: float = 5.0
     #: the cluster's Redis (``redis://HOST:6379/0``); None: one process, no Redis
@@ -148,7 +146,6 @@ class ServerConfig:
             new_players_per_minute=self.new_players_per_minute if limited else None,
             join_code_tries=self.join_code_tries,
             join_code_lockout=self.join_code_lockout,
-            max_open_matches_per_player=self.max_open_matches_per_player,
         )
 
 

@@ -1,9 +1,11 @@
-"""The one place where whatever a request raised becomes a wire ``error``.
+"""The server's own errors, and the one place where whatever a request
+raised becomes a wire ``error``.
 
 Handlers refuse a request by raising :class:`protocol.ProtocolError` with an
 :class:`~protocol.ErrorCode`; the engine refuses an action with its own
-:class:`~engine.IllegalAction`. :func:`error_for` maps both (and anything
-unforeseen, as ``internal_error``) to the message the client receives.
+:class:`~engine.IllegalAction`; storage fails with :class:`StorageError`.
+:func:`error_for` maps all of them (and anything unforeseen, as
+``internal_error``) to the message the client receives.
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from __future__ import annotations
 import protocol as wire
 from engine import IllegalAction, NotYourTurn
 
-__all__ = ["error_for", "refused"]
+__all__ = ["StorageError", "error_for", "refused"]
+
+
+class StorageError(Exception):
+    """The data directory cannot be used, or a write failed."""
 
 
 def refused(code: wire.ErrorCode, message: str) -> wire.ProtocolError:
@@ -27,6 +33,11 @@ def error_for(exc: BaseException, request_id: wire.RequestId | None = None) -> w
         error = wire.ProtocolError(wire.ErrorCode.NOT_YOUR_TURN, str(exc))
     elif isinstance(exc, IllegalAction):
         error = wire.ProtocolError(wire.ErrorCode.ILLEGAL_ACTION, str(exc))
+    elif isinstance(exc, StorageError):
+        error = wire.ProtocolError(
+            wire.ErrorCode.STORAGE_UNAVAILABLE,
+            "the server cannot store this now (its disk is full or unwritable); try again later",
+        )
     else:
         error = wire.ProtocolError(wire.ErrorCode.INTERNAL_ERROR, "internal error")
     return wire.error_message_for(error, request_id)

@@ -1,42 +1,52 @@
-"""The lobby: players, rooms, and the requests that are not a room's own.
+"""The lobby: players, the directory of matches, and where each request goes.
 
-Each request handler returns a :class:`Reply` (or raises); :meth:`Lobby.dispatch`
-is the one place that sends it, and :func:`~server.errors.error_for` the one
-place that turns what a handler raised into a wire error.
+Each match is an actor (:class:`~server.match.actor.MatchActor`) that owns it;
+the lobby never changes a match, it hands the match a command and the match
+answers. What the lobby knows of a match is the :class:`~server.match.info.MatchInfo`
+the match last handed out, and which match a connection is in is what the
+matches said (:meth:`Lobby.entered`, :meth:`Lobby.exited`): one writer each.
+
+:meth:`Lobby.dispatch` is the one place that answers a request the lobby
+refuses itself; :func:`~server.errors.error_for` the one place that turns
+what was raised into a wire error. A match answers its own requests.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import collections
 import logging
 import math
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import protocol as wire
-from engine import DEFAULT_RULESET, EngineError, Ruleset, project_event
-from engine.record import RecordError
+from engine import DEFAULT_RULESET, Ruleset
 from protocol import ErrorCode
-from protocol.limits import MAX_MATCHES_LISTED, MAX_REPLAY_EVENTS
+from protocol.limits import MAX_MATCHES_LISTED
 
-from . import persist, views
-from .bots import Bot, Thinker
-from .commitment import new_salt
 from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players, hash_token
+from .match import commands
+from .match.actor import MatchActor
+from .match.bots import Bot
+from .match.commitment import new_salt
+from .match.core import CoreConfig, MatchCore, MatchFactory, deal_match
+from .match.info import MatchInfo, Status
+from .match.outputs import Output, Rematch, Reply
+from .match.seats import Seat
+from .match.settings import MatchSettings
+from .match.thinker import Thinker
+from .match.views import action_from_wire, match_removed_frame
 from .peer import Peer
 from .ratelimit import Lockout
-from .room import Announce, MatchFactory, Room, RoomServices, RoomStatus, SeatSlot, deal_match
-from .settings import MatchSettings
-from .storage import Storage, StorageError
+from .storage import Storage, StorageError, persist
 
-__all__ = ["Lobby", "Reply"]
+__all__ = ["Lobby"]
 
 log = logging.getLogger(__name__)
 
@@ -48,26 +58,8 @@ _EVICT_DELAY = 1.0
 _FORGET_PAGE = 2000
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A request's answer and what follows it.
-
-    ``answer`` goes to the requester first (None: a request without an id
-    that needs no answer); ``then`` sends the request's consequences, after
-    the answer and before anything else happens.
-    """
-
-    answer: wire.ServerMessage | None = None
-    then: Announce | None = None
-
-
-def _ok(request: wire.ClientMessage, then: Announce | None = None) -> Reply:
-    """``ok`` for a request that carried an id (PROTOCOL.md: only those)."""
-    return Reply(wire.Ok(id=request.id) if request.id is not None else None, then)
-
-
 class Lobby:
-    """Every player and room of one server."""
+    """Every player, connection and match of one server."""
 
     def __init__(
         self,
@@ -77,9 +69,11 @@ class Lobby:
         match_factory: MatchFactory = deal_match,
         new_id: Callable[[], str] | None = None,
         storage: Storage | None = None,
+        node: str | None = None,
     ) -> None:
         """``match_factory`` and ``new_id`` let tests choose deals and match ids;
-        without ``storage`` nothing outlives the process."""
+        without ``storage`` nothing outlives the process; ``node`` is the
+        cluster node's id that every match's summary names."""
         self.config = config
         self.storage = storage
         self.thinker = Thinker(config.bot_think_ms)
@@ -91,86 +85,257 @@ class Lobby:
         #: held while a page of stored players is being forgotten (a hello waits
         #: for it rather than bring back a player about to be deleted)
         self._forgetting = asyncio.Lock()
-        self.rooms: dict[str, Room] = {}
+        #: every match in memory, by id: its actor
+        self.matches: dict[str, MatchActor] = {}
+        #: every connection past hello, by its number
+        self.peers: dict[int, Peer] = {}
+        #: which match each connection is in, as the matches said
+        self.where: dict[int, str] = {}
+        self._present: collections.Counter[str] = collections.Counter()
+        #: the matches the lobby has shown (a new match is shown once it is on disk)
+        self._announced: set[str] = set()
         #: the fingerprint of the certificate the server serves (None: plain ws://),
         #: told by the server before :meth:`open`; a cluster node vouches with it
         self.fingerprint: str | None = None
         self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
-        #: peers that asked for the match list; those in no room get every update
-        self._browsers: set[Peer] = set()
+        #: connections that asked for the match list; those in no match get every update
+        self._browsers: set[int] = set()
         #: wrong join codes, by (address, match)
         self._code_tries = Lockout(config.join_code_tries, config.join_code_lockout)
-        self.services = RoomServices(
-            thinker=self.thinker,
-            on_change=self.room_changed,
-            on_abandoned=self._abandoned,
-            match_factory=match_factory,
+        self.core_config = CoreConfig(
+            bot_secret=secrets.token_bytes(32),
             grace_period=config.grace_period,
             bot_delay=config.bot_delay,
+            match_factory=match_factory,
+            node=node,
         )
-        if storage is not None:
-            self.services = dataclasses.replace(
-                self.services, on_action=persist.store_action(storage)
-            )
+        self._halted = False
+        self._stopping: set[asyncio.Task[None]] = set()
+
+    # -- life -----------------------------------------------------------------------------
 
     async def open(self) -> None:
         """Open storage and rebuild every stored match (raises StorageError if unusable)."""
         if self.storage is None:
             return
-        self.storage.open()
-        finished = self.storage.matches(["finished"], limit=self.config.keep_finished)
-        live = self.storage.matches(["open", "running"])
+        storage = self.storage
+        storage.open()
+        finished = storage.matches(["finished"], limit=self.config.keep_finished)
+        live = storage.matches(["open", "running"])
         for row in [*reversed(finished), *reversed(live)]:
-            if row.status == "open" and not any(seat.get("player") for seat in row.seats):
+            if row.status == "open" and not any(seat.player for seat in row.seats):
                 # nobody holds a seat in it: nobody is coming back to it
-                self.storage.forget_open_match(row.id).add_done_callback(_log_failure)
+                storage.forget_open_match(row.id).add_done_callback(_log_failure)
                 continue
-            persist.load_named_players(row, self.storage, self.players)
+            people = persist.load_named_players(row, storage, self.players)
             try:
-                room = persist.restore_room(row, self.storage, self.players, self.services)
-            except (StorageError, EngineError, RecordError, ValueError, KeyError) as exc:
+                core = persist.restore_match(row, storage, people, self.core_config)
+            except StorageError as exc:
                 log.error(
                     "match %s cannot be rebuilt and is left out (left on disk): %s", row.id, exc
                 )
                 continue
-            self.rooms[room.id] = room
-        self.players.evict(list(self.players), self._named_by_rooms())  # of unrebuilt rows
-        for room in list(self.rooms.values()):  # an open one may go at once
-            room.resume()
+            self._add(core)
+        self.players.evict(list(self.players), self._named())  # of unrebuilt rows
+        for actor in list(self.matches.values()):  # an open one may go at once
+            actor.post(commands.Resume())
+        await asyncio.gather(*(actor.settled() for actor in list(self.matches.values())))
         log.info(
             "storage %s: %d matches (%d running) restored, naming %d players",
-            self.storage.path,
-            len(self.rooms),
+            storage.path,
+            len(self.matches),
             self.running_count(),
             len(self.players),
         )
 
     def halt(self) -> None:
-        """Shutting down: every room stops its timers and bots and takes no more actions."""
-        for room in self.rooms.values():
-            room.close()
+        """Stopping: no more requests, and every match stops its timers and bots
+        once it has carried out what it was already given."""
+        self._halted = True
+        for actor in self.matches.values():
+            actor.halt()
         self.thinker.close()
         if self._evict_at is not None:
             self._evict_at.cancel()
             self._evict_at = None
 
+    async def settle(self, timeout: float) -> list[str]:
+        """Wait (at most ``timeout`` s) until every match has carried out what
+        it was given, its stores included; the matches still busy then."""
+        actors = list(self.matches.values())
+        waits = [asyncio.ensure_future(actor.settled()) for actor in actors]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=timeout)
+            for wait in pending:
+                wait.cancel()
+        return [actor.id for actor in actors if not actor.idle]
+
     async def close(self, timeout: float | None = None) -> None:
-        """Halt, then let storage finish the writes it holds (for at most
-        ``timeout`` s, by default ``config.stop_timeout``) and close it."""
+        """Halt, let every match finish its stores and storage its writes (for
+        at most ``timeout`` s, by default ``config.stop_timeout``), stop the
+        matches and close storage."""
+        budget = self.config.stop_timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
         self.halt()
+        busy = await self.settle(budget)
+        if busy:
+            log.error("matches %s were still waiting for the disk", ", ".join(busy))
+        await asyncio.gather(*(actor.stop() for actor in list(self.matches.values())))
+        if self._stopping:
+            await asyncio.gather(*self._stopping, return_exceptions=True)
         if self.storage is not None:
-            await self.storage.aclose(self.config.stop_timeout if timeout is None else timeout)
+            await self.storage.aclose(max(0.0, deadline - time.monotonic()))
+
+    # -- what the lobby knows of its matches ----------------------------------------------
+
+    def running_count(self) -> int:
+        """Matches being played now."""
+        return sum(a.info.status is Status.RUNNING for a in self.matches.values())
+
+    def infos(self) -> list[MatchInfo]:
+        """Every match the lobby shows, as each last said."""
+        shown = self._announced
+        return [actor.info for actor in self.matches.values() if actor.id in shown]
+
+    def home_of(self, player: Player) -> MatchActor | None:
+        """The newest match in which ``player`` holds a seat they have not left:
+        where a reconnecting player is put back."""
+        homes = [a for a in self.matches.values() if player.id in a.info.homes]
+        return max(homes, key=lambda actor: actor.info.created, default=None)
+
+    def _named(self) -> set[str]:
+        """The ids of the players a match in memory names (host or seat)."""
+        named: set[str] = set()
+        for actor in self.matches.values():
+            named |= actor.info.named
+        return named
+
+    def _actor_of(self, peer: Peer) -> MatchActor:
+        match_id = self.where.get(peer.id)
+        actor = self.matches.get(match_id) if match_id is not None else None
+        if actor is None:
+            raise refused(ErrorCode.NOT_IN_MATCH, "join or watch a match first")
+        return actor
+
+    def _find(self, match_id: str) -> MatchActor:
+        actor = self.matches.get(match_id)
+        if actor is None or match_id not in self._announced:
+            raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
+        return actor
+
+    def _add(self, core: MatchCore) -> MatchActor:
+        actor = MatchActor(core, self, self.thinker, self.storage)
+        self.matches[core.id] = actor
+        return actor
+
+    # -- MatchHost: what the matches tell the lobby ---------------------------------------
+
+    def deliver(self, to: Sequence[int], frames: Sequence[bytes]) -> None:
+        """Queue ``frames`` for each of these connections that is still here."""
+        peers = self.peers
+        for conn in to:
+            peer = peers.get(conn)
+            if peer is not None:
+                peer.send_all(frames)
+
+    def changed(self, info: MatchInfo) -> None:
+        """A match changed: the lobby's browsers see it."""
+        self._announced.add(info.id)
+        self.tell_browsers(info.update)
+
+    def entered(self, conn: int, match_id: str) -> None:
+        """The connection is in ``match_id`` now."""
+        if conn not in self.peers:  # it went while it was being let in
+            actor = self.matches.get(match_id)
+            if actor is not None:
+                actor.post(commands.Detach(conn))
+            return
+        old = self.where.get(conn)
+        if old is not None:
+            self._present[old] -= 1
+        self.where[conn] = match_id
+        self._present[match_id] += 1
+
+    def exited(self, conn: int, match_id: str) -> None:
+        """The connection is no longer in ``match_id``."""
+        if self.where.get(conn) != match_id:
+            return
+        del self.where[conn]
+        self._present[match_id] -= 1
+        if self._present[match_id] <= 0:
+            del self._present[match_id]
+            if self.matches.get(match_id) is not None:
+                self._forget_old_matches()
+
+    def rematch(self, match_id: str, rematch: Rematch) -> None:
+        """A finished match opens its rematch: a new match with its settings,
+        its players' seats kept for them (each joins with ``play_again``)."""
+        plan = rematch.opened
+        if plan is None or rematch.match_id in self.matches:
+            return
+        people = {p.id: commands.Person(p.id, p.name) for p in self.players if p.id}
+        host = people.get(plan.host)
+        if host is None:
+            return
+        seats = []
+        for index, stored in enumerate(plan.seats):
+            seat = Seat(index)
+            if stored.bot is not None:
+                seat.is_bot = True
+                seat.bot = Bot.for_seat(
+                    stored.bot, rematch.match_id, index, self.core_config.bot_secret
+                )
+            elif stored.player is not None:
+                seat.player = people.get(stored.player)
+            seats.append(seat)
+        self._new_match(rematch.match_id, plan.settings, host, seats)
+
+    def gone(self, match_id: str) -> None:
+        """An open match nobody is in any more goes away, and is not restored."""
+        actor = self.matches.pop(match_id, None)
+        if actor is not None:
+            self._retire(actor)
+
+    def _retire(self, actor: MatchActor) -> None:
+        """A match left memory: the lobby is told, and its players may no longer
+        be needed there."""
+        self._announced.discard(actor.id)
+        task = asyncio.get_running_loop().create_task(actor.stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+        self.tell_browsers(match_removed_frame(actor.id))
+        self._may_evict(p for p in self.players if p.id in actor.info.named)
+
+    def tell_browsers(self, frame: bytes) -> None:
+        """Send ``frame`` to every lobby browser not in a match."""
+        for conn in self._browsers:
+            if conn not in self.where:
+                peer = self.peers.get(conn)
+                if peer is not None:
+                    peer.send(frame)
+
+    def _forget_old_matches(self) -> None:
+        """Keep in memory the newest ``keep_finished`` finished matches, and any
+        older one that still has someone in it."""
+        finished = [a for a in self.matches.values() if a.info.status is Status.FINISHED]
+        finished.sort(key=lambda actor: actor.info.created)
+        for actor in finished[: max(0, len(finished) - self.config.keep_finished)]:
+            if not self._present.get(actor.id):
+                del self.matches[actor.id]
+                self._retire(actor)
+
+    # -- players ----------------------------------------------------------------------------
 
     async def forget_players(self, before: float) -> int:
         """Forget the players not connected since ``before`` whom no match names
         (host or seat); how many were forgotten. With storage, that is on disk,
-        a page at a time (those in memory are connected or named by a room);
+        a page at a time (those in memory are connected or named by a match);
         without, in memory."""
         if self.storage is None:
-            gone = len(self.players.forget(before, self._named_by_rooms()))
+            gone = len(self.players.forget(before, self._named()))
         else:
             self._evict_idle()
-            self.players.evict(list(self.players), self._named_by_rooms())
+            self.players.evict(list(self.players), self._named())
             gone = await self._forget_stored(self.storage, before)
         if gone:
             log.info("forgot %d players who have not connected for a long time", gone)
@@ -189,16 +354,9 @@ class Lobby:
                 if unused:
                     gone += await storage.forget_players(unused, before)
 
-    def _named_by_rooms(self) -> set[str]:
-        """The ids of the players a room in memory names (host or seat)."""
-        named = {room.host.id for room in self.rooms.values()}
-        for room in self.rooms.values():
-            named.update(slot.player.id for slot in room.seats if slot.player is not None)
-        return named
-
     def _may_evict(self, players: Iterable[Player]) -> None:
         """With storage, these players may no longer be needed in memory: each
-        goes soon (in a batch) unless connected or named by a room by then."""
+        goes soon (in a batch) unless connected or named by a match by then."""
         if self.storage is None:
             return
         self._idle.update(players)
@@ -213,39 +371,7 @@ class Lobby:
             self._evict_at = None
         idle, self._idle = self._idle, set()
         if idle:
-            self.players.evict(idle, self._named_by_rooms())
-
-    def _room_gone(self, room: Room) -> None:
-        """A room left memory: the lobby is told, and its players may no longer
-        be needed there."""
-        self.tell_browsers(views.match_removed_frame(room.id))
-        self._may_evict([room.host, *(s.player for s in room.seats if s.player is not None)])
-
-    def tell_browsers(self, frame: bytes) -> None:
-        """Send ``frame`` to every lobby browser not in a match."""
-        for peer in self._browsers:
-            if peer.room is None:
-                peer.send(frame)
-
-    def _abandoned(self, room: Room) -> None:
-        """An open match nobody is in any more goes away, and is not restored."""
-        if self.rooms.get(room.id) is not room:
-            return
-        del self.rooms[room.id]
-        room.close()
-        if self.storage is not None:
-            self.storage.forget_open_match(room.id).add_done_callback(_log_failure)
-        self._room_gone(room)
-
-    def running_count(self) -> int:
-        """Matches being played now."""
-        return sum(room.status is RoomStatus.RUNNING for room in self.rooms.values())
-
-    def home_of(self, player: Player) -> Room | None:
-        """The newest match in which ``player`` holds a seat they have not left:
-        where a reconnecting player is put back."""
-        homes = [room for room in self.rooms.values() if room.is_home_of(player)]
-        return max(homes, key=lambda room: room.created, default=None)
+            self.players.evict(idle, self._named())
 
     # -- connection life ----------------------------------------------------------------
 
@@ -280,6 +406,7 @@ class Lobby:
                 raise
         elif self.storage is not None:
             self._touch(self.storage, player, time.time())
+        self.peers[peer.id] = peer
         log.info("%s (%s) connected with %s", player.name, player.id, message.client)
         return wire.Welcome(
             v=version,
@@ -317,26 +444,25 @@ class Lobby:
         if storage.accepting:
             storage.touch_player_soon(player.id, when).add_done_callback(_log_touch_failure)
 
-    def after_welcome(self, peer: Peer) -> None:
+    async def after_welcome(self, peer: Peer) -> None:
         """Put a returning player back in the seat they hold (PROTOCOL.md:
-        ``joined``, then ``snapshot`` and ``prompt`` as for a join)."""
-        player = peer.player
-        assert player is not None
-        room = self.home_of(player)
-        if room is not None:
-            seat = room.attach(player, peer)
-            self._send(peer, self._joined(peer, room, seat, None))
+        ``joined``, ``match_update``, then ``snapshot`` and ``prompt``)."""
+        home = self.home_of(self._player(peer))
+        if home is not None:
+            await home.call(commands.Attach(peer.id, self._person(peer)))
 
     def disconnect(self, peer: Peer) -> None:
         """The peer's connection is gone."""
-        self._browsers.discard(peer)
+        self._browsers.discard(peer.id)
+        if self.peers.get(peer.id) is peer:
+            del self.peers[peer.id]
         player = peer.player
         if player is not None:
             player.connections.discard(peer)
-        room = peer.room
-        if room is not None:
-            room.detach(peer)
-            self._emptied(room)
+        match_id = self.where.get(peer.id)
+        actor = self.matches.get(match_id) if match_id is not None else None
+        if actor is not None:
+            actor.post(commands.Detach(peer.id))
         if player is not None and not player.connections:
             player.last_seen = time.time()
             if self.storage is not None:
@@ -346,144 +472,107 @@ class Lobby:
     # -- requests -------------------------------------------------------------------------
 
     async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
-        """Answer one request: its reply, or an error that says what was wrong."""
-        try:
-            reply = await self._handle(peer, message)
-        except (wire.ProtocolError, EngineError) as exc:
-            peer.send(wire.encode(error_for(exc, message.id)))
+        """Carry out one request: its match answers it, or the lobby does, with
+        an error that says what was wrong."""
+        if self._halted:  # stopping: every connection is being closed with 1001
+            if isinstance(message, wire.Act):
+                error = refused(ErrorCode.MATCH_PAUSED, "the server is shutting down")
+                peer.send(wire.encode(error_for(error, message.id)))
             return
-        self._send(peer, reply)
+        try:
+            await self._handle(peer, message)
+        except Exception as exc:  # a refusal, or a bug: either way the client is answered
+            if not isinstance(exc, wire.ProtocolError):
+                log.exception("a %s request failed", type(message).__name__)
+            peer.send(wire.encode(error_for(exc, message.id)))
 
-    def _send(self, peer: Peer, reply: Reply) -> None:
-        if reply.answer is not None:
-            peer.send(wire.encode(reply.answer))
-        if reply.then is not None:
-            reply.then()
+    def _reply(self, peer: Peer, message: wire.ServerMessage) -> None:
+        peer.send(wire.encode(message))
 
-    async def _handle(self, peer: Peer, message: wire.ClientMessage) -> Reply:
+    async def _handle(self, peer: Peer, message: wire.ClientMessage) -> None:
         """The handler of each request type."""
         match message:
-            case wire.ListMatches():
-                return self.list_matches(peer, message)
-            case wire.CreateMatch():
-                return self.create_match(peer, message)
-            case wire.Join():
-                return self.join(peer, message)
-            case wire.Watch():
-                return self.watch(peer, message)
-            case wire.Leave():
-                return self.leave(peer, message)
-            case wire.Start():
-                return await self.start(peer, message)
-            case wire.PlayAgain():
-                return self.play_again(peer, message)
             case wire.Act():
-                return await self.act(peer, message)
+                await self.act(peer, message)
             case wire.Sync():
-                return self.sync(peer, message)
-            case wire.Replay():
-                return self.replay(peer, message)
+                await self._actor_of(peer).call(commands.Sync(peer.id, message.id))
             case wire.Chat():
-                return self.chat(peer, message)
+                chat = commands.Chat(peer.id, self._person(peer), message.text, message.id)
+                await self._actor_of(peer).call(chat)
+            case wire.ListMatches():
+                self.list_matches(peer, message)
+            case wire.CreateMatch():
+                await self.create_match(peer, message)
+            case wire.Join():
+                await self.join(peer, message)
+            case wire.Watch():
+                await self.watch(peer, message)
+            case wire.Leave():
+                leave = commands.Leave(peer.id, self._person(peer), message.id)
+                await self._actor_of(peer).call(leave)
+            case wire.Start():
+                await self.start(peer, message)
+            case wire.PlayAgain():
+                await self.play_again(peer, message)
+            case wire.Replay():
+                await self.replay(peer, message)
             case wire.Hello():
                 raise refused(ErrorCode.NOT_WELCOME, "this connection has already said hello")
-        raise refused(ErrorCode.UNKNOWN_TYPE, f"{type(message).__name__} is not a request here")
+            case _:
+                raise refused(
+                    ErrorCode.UNKNOWN_TYPE, f"{type(message).__name__} is not a request here"
+                )
 
     def _player(self, peer: Peer) -> Player:
         assert peer.player is not None, "requests come after hello"
         return peer.player
 
-    def _room_of(self, peer: Peer) -> Room:
-        if peer.room is None:
-            raise refused(ErrorCode.NOT_IN_MATCH, "join or watch a match first")
-        return peer.room
+    def _person(self, peer: Peer) -> commands.Person:
+        player = self._player(peer)
+        return commands.Person(player.id, player.name)
 
-    def _check_code(self, peer: Peer, room: Room, code: str | None) -> None:
-        """Raise unless ``code`` opens ``room``; an address that keeps guessing
-        wrong is locked out of that match for a while."""
-        key = (peer.address, room.id)
-        wait = self._code_tries.locked(key)
+    def _check_lockout(self, peer: Peer, actor: MatchActor) -> None:
+        """Refuse an address that kept guessing the join code of this match
+        wrong, for a while (a player seated in it needs no code)."""
+        if self._player(peer).id in actor.info.seated:
+            return
+        wait = self._code_tries.locked((peer.address, actor.id))
         if wait > 0:
             raise refused(
                 ErrorCode.LOCKED_OUT,
-                f"too many wrong join codes for match {room.id}; try again in {math.ceil(wait)} s",
+                f"too many wrong join codes for match {actor.id}; try again in {math.ceil(wait)} s",
             )
-        try:
-            room.check_code(code)
-        except wire.ProtocolError:
-            self._code_tries.failed(key)
-            raise
 
-    def _find(self, match_id: str) -> Room:
-        room = self.rooms.get(match_id)
-        if room is None:
-            raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
-        return room
+    def _count_code(self, peer: Peer, actor: MatchActor, outputs: list[Output]) -> bool:
+        """Count a wrong join code against the address; whether the request was granted."""
+        error = _error_in(outputs)
+        if error == ErrorCode.BAD_JOIN_CODE:
+            self._code_tries.failed((peer.address, actor.id))
+        return error is None and bool(outputs)
 
-    def _joined(
-        self, peer: Peer, room: Room, seat: int | None, request_id: wire.RequestId | None
-    ) -> Reply:
-        """``joined``, then the room's summary, snapshot and (if it is the
-        seat's turn) prompt."""
+    async def _move_on(self, peer: Peer, previous: str | None, now: str) -> None:
+        """A player is in one match at a time: once in ``now``, they leave the
+        one they were in (its seat freed if open, played for them if running)."""
+        if previous is None or previous == now:
+            return
+        actor = self.matches.get(previous)
+        if actor is not None:
+            await actor.call(commands.Leave(peer.id, self._person(peer), None, answer=False))
 
-        def then() -> None:
-            peer.send(views.match_update_frame(room))
-            if room.match is not None:
-                peer.send(views.snapshot_frame(room, seat))
-                if seat is not None:
-                    room.send_prompt(seat, to=peer)
-                room.send_timers(peer)
-
-        joined = wire.Joined(
-            id=request_id, match=room.id, seat=seat, host=room.host is self._player(peer)
-        )
-        return Reply(joined, then)
-
-    def _move(self, peer: Peer, room: Room) -> None:
-        """A player is in one match at a time: going to ``room`` leaves the current one."""
-        current = peer.room
-        if current is not None and current is not room:
-            current.leave(self._player(peer))
-            self._emptied(current)
-
-    def room_changed(self, room: Room) -> None:
-        """Store the room's new state and tell its members and the lobby."""
-        if self.storage is not None and room.status is not RoomStatus.PAUSED:
-            self.storage.save_match_soon(persist.room_row(room)).add_done_callback(_log_failure)
-        frame = views.match_update_frame(room)
-        for peer in room.members:
-            peer.send(frame)
-        self.tell_browsers(frame)
-
-    def list_matches(self, peer: Peer, message: wire.ListMatches) -> Reply:
+    def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
         """Open, running and recently finished matches; until the peer enters a
         match, it also receives every ``match_update`` (the lobby stays live)."""
-        self._browsers.add(peer)
-        rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
-        return Reply(
-            wire.MatchList(
-                id=message.id, matches=tuple(views.summary(r) for r in rooms[:MAX_MATCHES_LISTED])
-            )
-        )
+        self._browsers.add(peer.id)
+        listed = sorted(self.infos(), key=lambda info: info.created, reverse=True)
+        summaries = tuple(info.summary for info in listed[:MAX_MATCHES_LISTED])
+        self._reply(peer, wire.MatchList(id=message.id, matches=summaries))
 
-    def create_match(self, peer: Peer, message: wire.CreateMatch) -> Reply:
-        """A new match; the creator hosts it and takes the first seat no bot has."""
-        player = self._player(peer)
-        if sum(r.status is not RoomStatus.FINISHED for r in self.rooms.values()) >= (
-            self.config.max_matches
-        ):
+    async def create_match(self, peer: Peer, message: wire.CreateMatch) -> MatchActor | None:
+        """A new match; the creator hosts it and takes the first seat no bot
+        has (or watches), answered once the match is on disk."""
+        open_now = sum(a.info.status is not Status.FINISHED for a in self.matches.values())
+        if open_now >= self.config.max_matches:
             raise refused(ErrorCode.SERVER_FULL, "this server hosts its maximum of matches")
-        hosted = [
-            room
-            for room in self.rooms.values()
-            if room.host is player and room.status is RoomStatus.OPEN and room is not peer.room
-        ]
-        if len(hosted) >= self.config.max_open_matches_per_player:
-            raise refused(
-                ErrorCode.TOO_MANY_MATCHES,
-                f"you already host {len(hosted)} matches that have not started; "
-                "start one, or leave them, first",
-            )
         ruleset_name = message.ruleset or "standard"
         ruleset = self.rulesets.get(ruleset_name)
         if ruleset is None:
@@ -498,17 +587,17 @@ class Lobby:
                 ErrorCode.BAD_MESSAGE, "first_seat is not a seat", path="create_match.first_seat"
             )
         match_id = self._new_id()
-        slots = [SeatSlot(seat) for seat in range(message.seats)]
+        seats = [Seat(index) for index in range(message.seats)]
         for i, bot in enumerate(message.bots):
-            if not 0 <= bot.seat < message.seats or slots[bot.seat].is_bot:
+            if not 0 <= bot.seat < message.seats or seats[bot.seat].is_bot:
                 raise wire.ProtocolError(
                     ErrorCode.BAD_MESSAGE,
                     f"bot seat {bot.seat} is not a free seat",
                     path=f"create_match.bots[{i}].seat",
                 )
-            slots[bot.seat].is_bot = True
-            slots[bot.seat].bot = Bot.for_seat(
-                bot.strength, match_id, bot.seat, self.services.bot_secret
+            seats[bot.seat].is_bot = True
+            seats[bot.seat].bot = Bot.for_seat(
+                bot.strength, match_id, bot.seat, self.core_config.bot_secret
             )
         settings = MatchSettings(
             name=message.name,
@@ -519,219 +608,113 @@ class Lobby:
             first_seat=message.first_seat,
             open_box=message.open_box,
         )
-        room = self._new_room(match_id, settings, player, slots)
-        self._move(peer, room)
-        free = [s.seat for s in room.seats if s.kind == "empty"]
-        seat: int | None = None
-        if free:
-            seat = room.join(player, peer, free[0], settings.join_code)
-        else:
-            room.watch(peer, settings.join_code)
-            room.on_change()
-        return self._joined(peer, room, seat, message.id)
+        person = self._person(peer)
+        actor = self._new_match(match_id, settings, person, seats)
+        free = next((seat.index for seat in seats if seat.kind == "empty"), None)
+        previous = self.where.get(peer.id)
+        await self.before_open(actor)
+        outputs = await actor.call(commands.Open(peer.id, person, free, message.id))
+        if _error_in(outputs) is not None:
+            return None
+        await self._move_on(peer, previous, match_id)
+        return actor
+
+    async def before_open(self, actor: MatchActor) -> None:
+        """A new match is about to take its first player (a cluster lists it
+        everywhere first: whoever is told its id may ask any node for it)."""
 
     def _new_id(self) -> str:
         if self._make_id is not None:
             return self._make_id()
         while True:
             match_id = secrets.token_hex(4)
-            if match_id not in self.rooms:
+            if match_id not in self.matches:
                 return match_id
 
-    def _new_room(
-        self, match_id: str, settings: MatchSettings, host: Player, slots: list[SeatSlot]
-    ) -> Room:
-        room = Room(match_id, settings, host, slots, self.services)
-        self.rooms[match_id] = room
-        self._forget_old_rooms()
-        return room
+    def _new_match(
+        self, match_id: str, settings: MatchSettings, host: commands.Person, seats: list[Seat]
+    ) -> MatchActor:
+        core = MatchCore(match_id, settings, host, seats, self.core_config, created=time.time())
+        actor = self._add(core)
+        self._forget_old_matches()
+        return actor
 
-    def _emptied(self, room: Room) -> None:
-        """Someone went out of ``room``: a finished match beyond ``keep_finished``
-        that nobody is in any more leaves memory now, not at the next new match."""
-        if room.status is RoomStatus.FINISHED and not room.members:
-            self._forget_old_rooms()
-
-    def _forget_old_rooms(self) -> None:
-        """Keep in memory the newest ``keep_finished`` finished matches, and any
-        older one that still has someone in it."""
-        finished = [r for r in self.rooms.values() if r.status is RoomStatus.FINISHED]
-        finished.sort(key=lambda r: r.created)
-        for room in finished[: max(0, len(finished) - self.config.keep_finished)]:
-            if not room.members:
-                del self.rooms[room.id]
-                self._room_gone(room)
-
-    def join(self, peer: Peer, message: wire.Join) -> Reply:
+    async def join(self, peer: Peer, message: wire.Join) -> None:
         """Take a seat in an open match (or return to one's own seat)."""
-        room = self._find(message.match)
-        player = self._player(peer)
-        if room.seat_of(player) is None:  # refused before leaving the current match
-            if room.status is not RoomStatus.OPEN:
-                raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {room.id} has already started")
-            self._check_code(peer, room, message.join_code)
-        self._move(peer, room)
-        seat = room.join(player, peer, message.seat, message.join_code)
-        return self._joined(peer, room, seat, message.id)
+        actor = self._find(message.match)
+        self._check_lockout(peer, actor)
+        previous = self.where.get(peer.id)
+        join = commands.Join(
+            peer.id, self._person(peer), message.seat, message.join_code, message.id
+        )
+        if self._count_code(peer, actor, await actor.call(join)):
+            await self._move_on(peer, previous, actor.id)
 
-    def watch(self, peer: Peer, message: wire.Watch) -> Reply:
+    async def watch(self, peer: Peer, message: wire.Watch) -> None:
         """Watch a match as a spectator: public information only (R24)."""
-        room = self._find(message.match)
-        self._check_code(peer, room, message.join_code)
-        self._move(peer, room)
-        room.watch(peer, message.join_code)
-        return self._joined(peer, room, None, message.id)
+        actor = self._find(message.match)
+        self._check_lockout(peer, actor)
+        previous = self.where.get(peer.id)
+        watch = commands.Watch(peer.id, self._person(peer), message.join_code, message.id)
+        if self._count_code(peer, actor, await actor.call(watch)):
+            await self._move_on(peer, previous, actor.id)
 
-    def leave(self, peer: Peer, message: wire.Leave) -> Reply:
-        """Leave the match: an open seat is freed, a running one goes to a bot."""
-        room = self._room_of(peer)
-        room.leave(self._player(peer))
-        self._emptied(room)
-        return _ok(message)
-
-    async def start(self, peer: Peer, message: wire.Start) -> Reply:
-        """The host deals the match."""
-        room = self._room_of(peer)
-        player = self._player(peer)
-        room.check_start(player)
+    async def start(self, peer: Peer, message: wire.Start) -> None:
+        """The host deals the match, from a seed drawn now."""
+        actor = self._actor_of(peer)
         seed = secrets.randbits(63)
-        salt = new_salt() if room.settings.open_box else None  # R27: for the commitment
-        if self.storage is not None:  # the seed is on disk before anyone sees a card
-            try:
-                await self.storage.save_match(persist.room_row(room, seed=seed, salt=salt))
-            except StorageError as exc:
-                log.error("match %s cannot start (storage_unavailable): %s", room.id, exc)
-                raise refused(
-                    ErrorCode.STORAGE_UNAVAILABLE,
-                    "the server cannot store the match now (its disk is full or unwritable);"
-                    " try again later",
-                ) from None
-            room.check_start(player)  # nothing changed while we waited
-        return _ok(message, then=lambda: room.begin(seed, salt))
+        salt = new_salt() if actor.info.settings.open_box else None  # R27: for the commitment
+        start = commands.Start(peer.id, self._person(peer), seed, salt, message.id)
+        await actor.call(start)
 
-    def play_again(self, peer: Peer, message: wire.PlayAgain) -> Reply:
+    async def act(self, peer: Peer, message: wire.Act) -> None:
+        """A proposed action: the match checks, stores, applies and tells it."""
+        actor = self._actor_of(peer)
+        action = action_from_wire(message.action)
+        await actor.call(commands.Act(peer.id, self._person(peer), action, message.seq, message.id))
+
+    async def play_again(self, peer: Peer, message: wire.PlayAgain) -> MatchActor | None:
         """A rematch: same seats, same bots. The first to ask opens it; the
         other players keep their seats in it and are asked (``rematch``), not
         moved: each joins with their own ``play_again``."""
-        old = self._room_of(peer)
-        player = self._player(peer)
-        if old.status is not RoomStatus.FINISHED:
-            raise refused(ErrorCode.MATCH_NOT_READY, "the match is not over yet")
-        if old.seat_of(player) is None:
-            raise refused(ErrorCode.NOT_IN_MATCH, "only the match's players can ask for a rematch")
-        rematch = self.rooms.get(old.rematch_id) if old.rematch_id else None
-        if rematch is None:
-            rematch = self._open_rematch(old, player)
-            offer = wire.encode(
-                wire.RematchOffer(match=old.id, rematch=rematch.id, host=player.name)
-            )
-            for other, seat in old.members.items():
-                if other is peer or other.player is None or seat is None:
-                    continue
-                if rematch.seat_of(other.player) is not None:  # their seat waits for them
-                    other.send(offer)
-        self._move(peer, rematch)
-        seat = rematch.seat_of(player)
-        if seat is not None:
-            rematch.attach(player, peer)
-        elif any(s.kind == "empty" for s in rematch.seats):
-            seat = rematch.join(player, peer, None, rematch.settings.join_code)
-        else:
-            rematch.watch(peer, rematch.settings.join_code)
-        rematch.on_change()
-        return self._joined(peer, rematch, seat, message.id)
+        old = self._actor_of(peer)
+        person = self._person(peer)
+        outputs = await old.call(commands.PlayAgain(peer.id, person, self._new_id(), message.id))
+        rematch = next((out for out in outputs if isinstance(out, Rematch)), None)
+        actor = self.matches.get(rematch.match_id) if rematch is not None else None
+        if rematch is None or actor is None:
+            if rematch is not None:
+                raise refused(ErrorCode.NO_SUCH_MATCH, "the rematch is no longer here")
+            return None
+        if rematch.opened is not None:
+            await self.before_open(actor)
+        settings = actor.info.settings
+        join = commands.Join(peer.id, person, None, settings.join_code, message.id, True)
+        if _error_in(await actor.call(join)) is not None:
+            return None
+        if rematch.opened is not None:
+            old.post(commands.RematchOpened(actor.id, person))
+        await self._move_on(peer, old.id, actor.id)
+        return actor
 
-    def _open_rematch(self, old: Room, host: Player) -> Room:
-        """A new room with ``old``'s settings and bots, its players' seats kept."""
-        match_id = self._new_id()
-        slots = []
-        for slot in old.seats:
-            new = SeatSlot(slot.seat, is_bot=slot.is_bot)
-            if slot.is_bot and slot.bot is not None:
-                new.bot = Bot.for_seat(
-                    slot.bot.strength, match_id, slot.seat, self.services.bot_secret
-                )
-            elif slot.player is not None and not slot.left:
-                new.player = slot.player
-            slots.append(new)
-        rematch = self._new_room(match_id, old.settings, host, slots)
-        old.rematch_id = match_id
-        return rematch
-
-    async def act(self, peer: Peer, message: wire.Act) -> Reply:
-        """A proposed action: checked by the engine, stored, applied, told to all."""
-        room = self._room_of(peer)
-        announce = await room.act(self._player(peer), views.action_from_wire(message.action))
-        return _ok(message, then=announce)
-
-    def sync(self, peer: Peer, message: wire.Sync) -> Reply:
-        """A fresh snapshot (and prompt) on request."""
-        room = self._room_of(peer)
-        seat = room.members.get(peer)
-        if room.match is None:
-            raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
-        snapshot = views.snapshot(room, seat, message.id)
-
-        def then() -> None:
-            if seat is not None:
-                room.send_prompt(seat, to=peer)
-            room.send_timers(peer)
-
-        return Reply(snapshot, then)
-
-    def replay(self, peer: Peer, message: wire.Replay) -> Reply:
+    async def replay(self, peer: Peer, message: wire.Replay) -> None:
         """A match's events as the requester's seat saw them (a spectator's view
         if it holds none); an open-box match's seed, salt and actions too once
         it is finished (R27)."""
-        room = self._find(message.match)
-        seat = room.seat_of(self._player(peer))
-        if seat is None:
-            self._check_code(peer, room, message.join_code)
-        start = message.from_seq - 1
-        page = room.log[start : start + MAX_REPLAY_EVENTS]
-        more = start + len(page) < len(room.log)
-        published = room.status is RoomStatus.FINISHED and room.settings.open_box
-        match = room.match if published else None
-        history = match.history if match is not None else ()
-        return Reply(
-            wire.ReplayPage(
-                id=message.id,
-                match=room.id,
-                status=views.status(room),
-                ruleset=room.settings.ruleset_name,
-                from_seq=message.from_seq,
-                events=tuple(views.event_to_wire(project_event(e, seat)) for e in page),
-                next_seq=message.from_seq + len(page) if more else None,
-                by=views.played_by(room.played_by, message.from_seq, len(page)),
-                points=views.points_to_wire(room.settings.ruleset, len(room.seats)),
-                seat=seat,
-                seed=match.seed if match is not None else None,
-                salt=room.salt.hex() if match is not None and room.salt is not None else None,
-                first_seat=room.settings.first_seat if match is not None else None,
-                actions=tuple(
-                    wire.SeatAction(seat=actor, action=views.action_to_wire(action))
-                    for actor, action in history
-                ),
-            )
+        actor = self._find(message.match)
+        self._check_lockout(peer, actor)
+        replay = commands.Replay(
+            peer.id, self._person(peer), message.join_code, message.from_seq, message.id
         )
+        self._count_code(peer, actor, await actor.call(replay))
 
-    def chat(self, peer: Peer, message: wire.Chat) -> Reply:
-        """A chat line to everyone in the match."""
-        room = self._room_of(peer)
-        frame = wire.encode(
-            wire.ChatLine(
-                match=room.id,
-                seat=room.members.get(peer),
-                name=self._player(peer).name,
-                text=message.text,
-            )
-        )
 
-        def then() -> None:
-            for member in room.members:
-                member.send(frame)
-
-        return _ok(message, then)
+def _error_in(outputs: list[Output]) -> str | None:
+    """The code of the error a match answered with, if it refused."""
+    for output in outputs:
+        if isinstance(output, Reply) and isinstance(output.message, wire.Error):
+            return output.message.code
+    return None
 
 
 def _log_failure(future: asyncio.Future[Any]) -> None:

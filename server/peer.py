@@ -1,5 +1,6 @@
-"""One connected client, as the server holds it: who it is, where it sits,
-and a byte budget for what is on its way to it.
+"""One connected client, as the server holds it: its number, who it is, and
+a byte budget for what is on its way to it. Which match it is in is the
+match's to say (the lobby asks), never the connection's.
 
 Rooms never await a client: :meth:`Peer.send` queues a frame and returns.
 Once the code that queued has run (``loop.call_soon``), the queue goes to the
@@ -30,10 +31,10 @@ import asyncio
 import collections
 import contextlib
 import ipaddress
+import itertools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -42,9 +43,6 @@ from websockets.protocol import State
 from protocol import CloseCode
 
 from .identity import Player
-
-if TYPE_CHECKING:
-    from .room import Room
 
 __all__ = [
     "CLIENT_FAULTS",
@@ -82,6 +80,8 @@ CLIENT_FAULTS = frozenset(
 FAULT_CLOSE_TIMEOUT = 0.5
 #: Frames written to the socket in one go: a few largest frames, not the whole queue.
 _BATCH_BYTES = 64 * 1024
+#: Numbers the server's connections, from 1 (what a match knows a connection by).
+_NUMBERS = itertools.count(1)
 
 
 def close_reason(text: str) -> str:
@@ -239,7 +239,7 @@ class Flusher:
 
 
 class Peer:
-    """A WebSocket connection with its player, its room and its outbound queue."""
+    """A WebSocket connection with its number, its player and its outbound queue."""
 
     def __init__(
         self,
@@ -254,10 +254,11 @@ class Peer:
         """``flusher`` is shared by a server's peers (by default each has its own);
         ``ipv6_prefix`` is as in :func:`address_key`."""
         self.connection = connection
+        #: the connection's number, unique in the process: what a match knows it by
+        self.id = next(_NUMBERS)
         #: the client's address as the per-address limits count it (see :func:`address_key`)
         self.address = client_address(connection, ipv6_prefix)
         self.player: Player | None = None
-        self.room: Room | None = None
         self.budget = budget
         #: the most bytes ever held for this client at once
         self.peak = 0

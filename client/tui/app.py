@@ -555,16 +555,17 @@ class TulipsApp(App[int]):
         elif choice.action is not None:
             self.picking = False
             self.follow.acting = True
-            self.send_action(choice.action)
+            self.send_action(choice.action, self.follow.seq)
         self._render_table()
 
     @work(exclusive=True, group="act", exit_on_error=False)
-    async def send_action(self, action: wire.Action) -> None:
-        """Propose an action; a refusal is shown and the choices come back."""
+    async def send_action(self, action: wire.Action, seq: int) -> None:
+        """Propose an action for the decision shown at event ``seq``; a refusal
+        is shown and the choices come back."""
         if self.session is None:
             return
         try:
-            await self.session.act(action)
+            await self.session.act(action, seq=seq)
         except RequestError as exc:
             self._refused(exc)
         except (ConnectionError, TimeoutError):

@@ -12,14 +12,15 @@ What changes from :class:`~server.lobby.Lobby`, and nothing else:
   ``elsewhere`` (or ``node_unavailable``, ``cluster_unavailable``);
 - ``list_matches`` lists the whole cluster, and lobby browsers here receive
   every node's ``match_update``s and ``match_removed``s;
-- every room change is published to the directory (queued, never awaited).
+- a new match is listed in the directory before its first player is told
+  its id, and every change of a match is published to it (queued, never awaited).
 
 Matches, actions and their storage are exactly the one-process lobby's.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,12 +29,14 @@ import protocol as wire
 from protocol import CloseCode
 from protocol.limits import MAX_MATCHES_LISTED
 
-from .. import persist, views
 from ..config import ServerConfig
 from ..identity import Player, hash_token
-from ..lobby import Lobby, Reply
+from ..lobby import Lobby
+from ..match import commands
+from ..match.actor import MatchActor
+from ..match.info import MatchInfo
 from ..peer import Peer
-from ..room import Room
+from ..storage import persist
 from .naming import node_id_for, node_url
 from .node import Node
 from .store import Store
@@ -44,14 +47,13 @@ log = logging.getLogger(__name__)
 
 
 class ClusterLobby(Lobby):
-    """Every player and room of one node, and the rest of the cluster as Redis has it."""
+    """Every player and match of one node, and the rest of the cluster as Redis has it."""
 
     def __init__(self, config: ServerConfig, *args: Any, **kwargs: Any) -> None:
         """Like :class:`Lobby`; ``config.cluster`` names the Redis to share."""
-        super().__init__(config, *args, **kwargs)
         assert config.cluster is not None, "a cluster lobby needs config.cluster"
         node_id = node_id_for(config.data_dir, config.node_id)
-        self.services = dataclasses.replace(self.services, node=node_id)
+        super().__init__(config, *args, node=node_id, **kwargs)
         self.node = Node(
             Store(config.cluster),
             node_id,
@@ -70,9 +72,10 @@ class ClusterLobby(Lobby):
         await self.node.start()
 
     async def close(self, timeout: float | None = None) -> None:
-        """Leave the cluster (its matches stay listed, unavailable), then close."""
-        await self.node.stop()
-        await super().close(timeout)
+        """Leave the cluster (its matches stay listed, unavailable) while the
+        matches finish their writes and storage closes."""
+        budget = self.config.stop_timeout if timeout is None else timeout
+        await asyncio.gather(self.node.stop(min(2.0, budget)), super().close(budget))
 
     def cluster_health(self) -> dict[str, Any]:
         """The cluster part of ``/healthz``."""
@@ -80,9 +83,9 @@ class ClusterLobby(Lobby):
 
     # -- NodeHooks ------------------------------------------------------------------------
 
-    def local_rooms(self) -> Mapping[str, Room]:
-        """This node's rooms."""
-        return self.rooms
+    def local_matches(self) -> Mapping[str, MatchInfo]:
+        """This node's matches, as each last said."""
+        return {info.id: info for info in self.infos()}
 
     def known_players(self) -> Iterable[Player]:
         """Every player this node knows."""
@@ -103,9 +106,24 @@ class ClusterLobby(Lobby):
         player = self.players.get(player_id)
         if player is None:
             return
-        for room in list(self.rooms.values()):
-            if room.id != match_id and room.is_home_of(player):
-                room.leave(player)
+        person = commands.Person(player.id, player.name)
+        for actor in list(self.matches.values()):
+            if actor.id != match_id and player.id in actor.info.homes:
+                actor.post(commands.Leave(None, person, None, answer=False))
+
+    # -- MatchHost --------------------------------------------------------------------------
+
+    def changed(self, info: MatchInfo) -> None:
+        """As on one server, and the directory learns of it."""
+        super().changed(info)
+        self.node.publish(info)
+
+    def entered(self, conn: int, match_id: str) -> None:
+        """As on one server, and the cluster learns where the player is."""
+        super().entered(conn, match_id)
+        peer = self.peers.get(conn)
+        if peer is not None and peer.player is not None and self.where.get(conn) == match_id:
+            self.node.entered(peer.player.id, match_id)
 
     # -- connection life ----------------------------------------------------------------------
 
@@ -131,17 +149,17 @@ class ClusterLobby(Lobby):
         if self.storage is not None:
             await persist.store_player(self.storage, self.players, player, new=True)
 
-    def after_welcome(self, peer: Peer) -> None:
+    async def after_welcome(self, peer: Peer) -> None:
         """Put a returning player back in their newest seat — or send them to
         the node where it is."""
         player = peer.player
         assert player is not None
         local = self.home_of(player)
-        elsewhere = self.node.home_elsewhere(player.id, local.created if local else None)
+        elsewhere = self.node.home_elsewhere(player.id, local.info.created if local else None)
         if elsewhere is not None:
             peer.send(wire.encode(wire.error_message_for(elsewhere)))
             return
-        super().after_welcome(peer)
+        await super().after_welcome(peer)
 
     def disconnect(self, peer: Peer) -> None:
         """As on one server; the cluster learns the player left this node."""
@@ -156,43 +174,27 @@ class ClusterLobby(Lobby):
         """As on one server; a match named that no node has told this one of yet
         is looked up in Redis first."""
         named = message.match if isinstance(message, wire.Join | wire.Watch | wire.Replay) else None
-        if named is not None and named not in self.rooms:
+        if named is not None and named not in self.matches:
             await self.node.look_up(named)
         await super().dispatch(peer, message)
 
-    async def _handle(self, peer: Peer, message: wire.ClientMessage) -> Reply:
-        reply = await super()._handle(peer, message)
-        if isinstance(message, wire.CreateMatch | wire.PlayAgain) and peer.room is not None:
-            await self.node.publish_now(peer.room)  # listed everywhere before its id is known
-        return reply
+    async def before_open(self, actor: MatchActor) -> None:
+        """Listed everywhere before its id is known."""
+        await self.node.publish_now(actor.info)
 
-    def _find(self, match_id: str) -> Room:
-        room = self.rooms.get(match_id)
-        if room is None:
+    def _find(self, match_id: str) -> MatchActor:
+        if match_id not in self.matches:
             raise self.node.redirect(match_id)
-        return room
+        return super()._find(match_id)
 
-    def _move(self, peer: Peer, room: Room) -> None:
-        super()._move(peer, room)
-        self.node.entered(self._player(peer).id, room.id)
-
-    def room_changed(self, room: Room) -> None:
-        """As on one server, and the directory learns of it."""
-        super().room_changed(room)
-        self.node.publish(room)
-
-    def list_matches(self, peer: Peer, message: wire.ListMatches) -> Reply:
+    def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
         """Every node's matches, newest first (this node's as they are now)."""
-        self._browsers.add(peer)
-        listed = [(room.created, views.summary(room)) for room in self.rooms.values()]
+        self._browsers.add(peer.id)
+        listed = [(info.created, info.summary) for info in self.infos()]
         listed += self.node.listed()
         listed.sort(key=lambda pair: pair[0], reverse=True)
-        return Reply(
-            wire.MatchList(
-                id=message.id,
-                matches=tuple(summary for _, summary in listed[:MAX_MATCHES_LISTED]),
-            )
-        )
+        summaries = tuple(summary for _, summary in listed[:MAX_MATCHES_LISTED])
+        peer.send(wire.encode(wire.MatchList(id=message.id, matches=summaries)))
 
     def _new_id(self) -> str:
         while True:

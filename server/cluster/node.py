@@ -8,13 +8,13 @@ A :class:`Node` keeps three background tasks:
   unreachable or has lost this node's key — registers the node afresh:
   its matches, its players and who is connected here are published again;
 - the **publisher** sends what changed here (directory entries, who came and
-  went) in batches, off every request's path: a room change only queues;
+  went) in batches, off every request's path: a match's change only queues;
 - the **listener** follows the lobby and presence channels: other nodes'
   match updates go to this node's lobby browsers, and a player who said hello
   elsewhere loses their connections here (``4004``, as on one server).
 
 Invariants: :attr:`entries` holds only other nodes' matches (this node's are
-its lobby's rooms); nothing here is awaited by an action, so a match plays on
+its lobby's matches); nothing here is awaited by an action, so a match plays on
 whatever Redis does; every failure of Redis is :class:`StoreUnavailable`,
 which marks the store down until the next beat gets through.
 """
@@ -34,10 +34,10 @@ import msgspec
 import protocol as wire
 from protocol import ErrorCode
 
-from .. import views
 from ..errors import refused
 from ..identity import Player
-from ..room import Room
+from ..match import views
+from ..match.info import MatchInfo
 from . import redirect
 from .entries import DirectoryEntry, EntryError, NodeInfo, PlayerEntry, Presence, decode
 from .store import LOBBY, PRESENCE, Store, StoreUnavailable
@@ -55,8 +55,8 @@ _CHUNK = 500
 class NodeHooks(Protocol):
     """What the node needs from its lobby."""
 
-    def local_rooms(self) -> Mapping[str, Room]:
-        """This node's rooms, by match id."""
+    def local_matches(self) -> Mapping[str, MatchInfo]:
+        """This node's matches, by id, as each last said."""
         ...
 
     def known_players(self) -> Iterable[Player]:
@@ -76,15 +76,14 @@ class NodeHooks(Protocol):
         ...
 
 
-def entry_for(room: Room, node: str) -> DirectoryEntry:
-    """The directory entry of one of this node's rooms."""
-    homes = tuple(
-        slot.player.id
-        for slot in room.seats
-        if slot.player is not None and not slot.is_bot and not slot.left
-    )
+def entry_for(info: MatchInfo, node: str) -> DirectoryEntry:
+    """The directory entry of one of this node's matches."""
     return DirectoryEntry(
-        match=room.id, node=node, created=room.created, summary=views.summary(room), homes=homes
+        match=info.id,
+        node=node,
+        created=info.created,
+        summary=info.summary,
+        homes=tuple(sorted(info.homes)),
     )
 
 
@@ -127,6 +126,8 @@ class Node:
         self._misses = 0
         #: something could not be published: register afresh at the next beat
         self._stale = False
+        #: stopping: every loop ends at its next turn (see :meth:`stop`)
+        self._stopping = False
 
     # -- life -----------------------------------------------------------------------------
 
@@ -159,38 +160,52 @@ class Node:
         ]
 
     async def stop(self, timeout: float = 2.0) -> None:
-        """Stop the tasks; publish the last changes and leave (within ``timeout`` s)."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks = []
+        """Stop the tasks; publish the last changes and leave (all within ``timeout`` s)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        # CPython gh-86296 (fixed in 3.12): on Python 3.11, asyncio.wait_for — which
+        # redis-py wraps around every command — can swallow a task's cancellation when
+        # the command it waits for has just finished. A loop that lost its cancel would
+        # then wait for ever; so every loop also ends once it sees _stopping, the cancel
+        # is repeated, and the wait for the tasks is bounded.
+        self._stopping = True
+        tasks, self._tasks = self._tasks, []
+        while tasks and loop.time() < deadline:
+            for task in tasks:
+                task.cancel()
+            self._wake.set()
+            self._resubscribe.set()
+            _, pending = await asyncio.wait(tasks, timeout=min(0.1, deadline - loop.time()))
+            tasks = list(pending)
+        if tasks:
+            log.warning("node %s: %d cluster tasks did not stop in time", self.id, len(tasks))
         with contextlib.suppress(StoreUnavailable, TimeoutError):
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout_at(max(deadline, loop.time() + 0.1)):
                 self._departed |= self._here
                 await self._flush()
                 await self.store.drop_node(self.id)
-        await self.store.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1.0):
+                await self.store.close()
 
     # -- what the lobby tells the node -------------------------------------------------------
 
-    def publish(self, room: Room) -> None:
-        """A room of this node changed: queue its entry for the directory."""
-        self._outbox[room.id] = entry_for(room, self.id)
+    def publish(self, info: MatchInfo) -> None:
+        """A match of this node changed: queue its entry for the directory."""
+        self._outbox[info.id] = entry_for(info, self.id)
         self._wake.set()
 
-    async def publish_now(self, room: Room) -> None:
-        """Publish a room's entry before answering (a new match: whoever is told
-        its id may ask another node for it at once)."""
-        entry = entry_for(room, self.id)
-        self._outbox.pop(room.id, None)
+    async def publish_now(self, info: MatchInfo) -> None:
+        """Publish a match's entry before anyone is told its id (a new match:
+        whoever is told it may ask another node for it at once)."""
+        entry = entry_for(info, self.id)
+        self._outbox.pop(info.id, None)
         try:
             await self.store.publish([entry])
-            self._published.add(room.id)
+            self._published.add(info.id)
         except StoreUnavailable as exc:
-            log.info("could not publish match %s: %s", room.id, exc)
-            self._outbox[room.id] = entry
+            log.info("could not publish match %s: %s", info.id, exc)
+            self._outbox[info.id] = entry
             self._stale = True
 
     def connected(self, player_id: str) -> None:
@@ -290,7 +305,7 @@ class Node:
             url=self.url,
             pid=os.getpid(),
             started=self.started,
-            matches=len(self.hooks.local_rooms()),
+            matches=len(self.hooks.local_matches()),
             connections=len(self._here),
             fingerprint=self.fingerprint,
         )
@@ -300,15 +315,15 @@ class Node:
         removed), its players, who is connected here; then read the cluster."""
         self._stale = False
         await self.store.beat(self._info(), self.ttl)
-        rooms = dict(self.hooks.local_rooms())
+        local = dict(self.hooks.local_matches())
         directory = await self.store.directory()
         await self.store.forget_matches(
-            m for m, e in directory.items() if e.node == self.id and m not in rooms
+            m for m, e in directory.items() if e.node == self.id and m not in local
         )
-        entries = [entry_for(room, self.id) for room in rooms.values()]
+        entries = [entry_for(info, self.id) for info in local.values()]
         for start in range(0, len(entries), _CHUNK):
             await self.store.publish(entries[start : start + _CHUNK])
-        self._published = set(rooms)
+        self._published = set(local)
         players = [
             PlayerEntry(id=p.id, name=p.name, token_hash=p.token_hash)
             for p in self.hooks.known_players()
@@ -327,7 +342,7 @@ class Node:
         self._set_store(True)
 
     async def _beat_loop(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.heartbeat)
             self._beats += 1
             try:
@@ -350,16 +365,16 @@ class Node:
                 if self._beats % _REFRESH_EVERY == 0:
                     directory = await self.store.directory()
                     self._set_entries({m: e for m, e in directory.items() if e.node != self.id})
-                self._forget_gone_rooms()
+                self._forget_gone_matches()
             except StoreUnavailable as exc:
                 self._misses += 1
                 if self._misses >= 2:  # one slow answer under load is not an outage
                     self._set_store(False, exc)
 
-    def _forget_gone_rooms(self) -> None:
-        """Entries of rooms the lobby forgot (old finished matches) leave the directory."""
-        rooms = self.hooks.local_rooms()
-        for match_id in self._published - set(rooms):
+    def _forget_gone_matches(self) -> None:
+        """Entries of matches the lobby forgot (old finished ones) leave the directory."""
+        local = self.hooks.local_matches()
+        for match_id in self._published - set(local):
             if match_id not in self._outbox:
                 self._outbox[match_id] = DirectoryEntry(
                     match=match_id, node=self.id, created=0.0, summary=None
@@ -368,9 +383,11 @@ class Node:
             self._wake.set()
 
     async def _publish_loop(self) -> None:
-        while True:
+        while not self._stopping:
             await self._wake.wait()
             self._wake.clear()
+            if self._stopping:
+                return
             try:
                 await self._flush()
             except StoreUnavailable as exc:
@@ -394,13 +411,13 @@ class Node:
             await self.store.set_online(self.id, sorted(arrived), sorted(departed), entered)
 
     async def _listen_loop(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 async with self.store.subscribe() as subscription:
                     self._resubscribe.clear()
                     directory = await self.store.directory()
                     self._set_entries({m: e for m, e in directory.items() if e.node != self.id})
-                    while not self._resubscribe.is_set():
+                    while not self._resubscribe.is_set() and not self._stopping:
                         message = await subscription.next(timeout=min(1.0, self.heartbeat))
                         if message is not None:
                             self._on_message(*message)

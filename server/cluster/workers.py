@@ -27,8 +27,8 @@ import sys
 import time
 from types import FrameType
 
-from .. import tls
 from ..config import ServerConfig
+from ..lan import tls
 from .naming import node_url, with_port
 
 __all__ = ["supervise", "worker_config"]

@@ -98,8 +98,12 @@ class ScriptedSession:
     async def play_again(self) -> Any:
         return await self._request("play_again")
 
-    async def act(self, action: wire.Action) -> None:
-        await self._request("act", action)
+    async def act(self, action: wire.Action, *, seq: int | None) -> None:
+        self.requests.append(("act", (action,), {"seq": seq}))  # answered by the action alone
+        answer = self.answers.get("act")
+        result = answer(action) if answer is not None else None
+        if isinstance(result, wire.Error):
+            raise RequestError(result)
 
     async def sync(self) -> Any:
         return await self._request("sync")

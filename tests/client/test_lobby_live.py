@@ -32,7 +32,7 @@ async def _play_randomly(session: Session, rng: random.Random) -> None:
                 await session.start()
         elif isinstance(message, wire.Prompt):
             with contextlib.suppress(Exception):  # a stale prompt after the guest's move
-                await session.act(rng.choice(message.actions))
+                await session.answer(message, rng.choice(message.actions))
         elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
             return
 

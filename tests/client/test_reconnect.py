@@ -93,7 +93,7 @@ async def test_a_new_client_for_a_running_seat_fills_its_log_from_the_record(
         prompt = await first.next_of(wire.Prompt, timeout=10)
         opening = prompt.actions[0]
         assert isinstance(opening, wire.Opening)
-        await first.act(opening)
+        await first.answer(prompt, opening)
         await first.next_of(wire.Prompt, timeout=10)  # her first turn: opening revealed
         token = first.token
     finally:

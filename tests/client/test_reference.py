@@ -61,7 +61,7 @@ async def play(session: Session, rng: random.Random) -> int:
     async with asyncio.timeout(30):
         async for message in session:
             if isinstance(message, wire.Prompt):
-                await session.act(rng.choice(message.actions))
+                await session.answer(message, rng.choice(message.actions))
                 made += 1
             elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                 return made

@@ -549,7 +549,7 @@ async def test_a_real_finished_match_loads_every_page_and_ends_in_its_scoring(
 ) -> None:
     """Bots play a match on a real server; the viewer, opened from the lobby,
     follows next_seq over several pages and ends on the server's final scoring."""
-    monkeypatch.setattr("server.lobby.MAX_REPLAY_EVENTS", 40)  # pages of 40: several
+    monkeypatch.setattr("server.match.views.MAX_REPLAY_EVENTS", 40)  # pages of 40: several
     async with connect(server.url, "Host", reconnect=False) as host:
         bots = [(seat, "easy") for seat in range(3)]
         joined = await host.create_match(name="Bots only", seats=3, bots=bots)

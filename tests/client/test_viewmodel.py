@@ -235,7 +235,7 @@ async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> No
                         assert fresh.seq == follow.seq
                         assert fresh.state == follow.state
                         checked += 1
-                    await session.act(rng.choice(message.actions))
+                    await session.answer(message, rng.choice(message.actions))
         assert follow.state is not None and follow.state.scoring is not None
         final = await session.sync()
         assert final.state == follow.state

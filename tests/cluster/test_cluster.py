@@ -217,7 +217,7 @@ async def test_the_cluster_example_client_follows_the_redirect(
             async with asyncio.timeout(60):
                 async for message in host:
                     if isinstance(message, wire.Prompt):
-                        await host.act(message.actions[0])
+                        await host.answer(message, message.actions[0])
                     elif isinstance(message, wire.Event) and isinstance(
                         message.event, wire.MatchEnded
                     ):

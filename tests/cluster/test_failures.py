@@ -43,7 +43,7 @@ class Player:
                 if isinstance(message, wire.Event):
                     self.seen = max(self.seen, message.seq)
                 elif isinstance(message, wire.Prompt):
-                    await self.session.act(message.actions[0])
+                    await self.session.answer(message, message.actions[0])
                     self.acted += 1
                     if self.acted >= goal:
                         return

@@ -16,7 +16,7 @@ import pytest
 import protocol as wire
 from client.redisproc import RedisProcess
 from client.sdk import RequestError, Session
-from server.tls import CERT_FILE, KEY_FILE, load
+from server.lan.tls import CERT_FILE, KEY_FILE, load
 
 from .helpers import NodeProcess, eventually, fetch_health, needs_redis, wait_sync
 

@@ -16,7 +16,7 @@ from client.clusterload import free_port_run
 from client.redisproc import RedisProcess
 from client.sdk import Session
 from client.trust import fingerprint
-from server.tls import CERT_FILE, KEY_FILE, load
+from server.lan.tls import CERT_FILE, KEY_FILE, load
 
 from .helpers import HEARTBEAT, ROOT, fetch_health, needs_redis, wait_sync
 

@@ -20,7 +20,7 @@ import protocol as wire
 from client.discovery import BadAnnouncement, ServerInfo
 from client.sdk import Session
 from protocol.lan import SERVICE_TYPE, Announcement, fingerprint, parse_fingerprint
-from server.discovery import announce_addresses, instance_label, lobby_announcement
+from server.lan.discovery import announce_addresses, instance_label, lobby_announcement
 from tests.server.helpers import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ async def test_the_lobby_counts_what_anyone_on_the_lan_could_join() -> None:
         await bea.open()
         await ada.create_match(seats=4, bots=[(3, "easy")])
         await bea.create_match(seats=3, join_code="secret")
-        rooms = running.lobby.rooms.values()
+        rooms = running.lobby.infos()
         said = lobby_announcement(rooms, 2, fingerprint=None, tls=False)
     assert (said.open_matches, said.open_seats, said.matches, said.players) == (2, 2, 2, 2)
     assert said.versions == wire.SUPPORTED_VERSIONS and not said.tls

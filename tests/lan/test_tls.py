@@ -23,9 +23,9 @@ import protocol as wire
 from client.sdk import CertificateRefused, ConnectError, Session
 from client.trust import KnownServers
 from protocol.lan import fingerprint
-from server import tls
 from server.app import TulipsServer
 from server.config import ServerConfig
+from server.lan import tls
 from tests.server.helpers import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ async def _play_to_the_end(session: Session) -> wire.MatchEnded:
     async with asyncio.timeout(60):
         async for message in session:
             if isinstance(message, wire.Prompt):
-                await session.act(message.actions[0])
+                await session.answer(message, message.actions[0])
             elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                 return message.event
     raise AssertionError("the session closed before the end")

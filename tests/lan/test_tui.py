@@ -21,7 +21,7 @@ from client.tui.screens.lobby import LobbyScreen
 from client.tui.screens.servers import ServerListScreen
 from client.tui.screens.trust import TrustScreen
 from protocol.lan import fingerprint
-from server import tls
+from server.lan import tls
 from tests.client import fakes
 from tests.client.driver import until
 from tests.client.screens import screen_text

@@ -29,8 +29,8 @@ from client.sdk import Session
 from server.app import TulipsServer
 from server.config import ServerConfig
 from server.lobby import Lobby
-from server.room import MatchFactory, deal_match
-from server.views import action_to_wire
+from server.match.core import MatchFactory, deal_match
+from server.match.views import action_to_wire
 
 HOST = "127.0.0.1"
 
@@ -464,7 +464,7 @@ async def play_randomly(
                 and not tracker.over
             ):
                 acted.add(message.seq)
-                await session.act(rng.choice(message.actions))
+                await session.answer(message, rng.choice(message.actions))
             if tracker.over:
                 return tracker
     raise AssertionError("the session ended before the match did")

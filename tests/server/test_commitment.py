@@ -9,7 +9,7 @@ import pytest
 
 import protocol as wire
 from protocol import examples
-from server.commitment import SALT_BYTES, commitment, new_salt, preimage, verify
+from server.match.commitment import SALT_BYTES, commitment, new_salt, preimage, verify
 
 
 def test_r27_the_preimage_is_salt_then_seed_big_endian() -> None:

@@ -148,7 +148,6 @@ async def test_welcome_states_the_servers_limits() -> None:
         new_players_per_minute=4.0,
         join_code_tries=3,
         join_code_lockout=30.0,
-        max_open_matches_per_player=2,
     )
     settings = {  # every limit but the protocol's own is a setting of the same name
         name: getattr(expected, name)

@@ -35,7 +35,7 @@ import pytest
 import protocol as wire
 from client.sdk import RequestError, Session
 from engine.record import action_to_data
-from server.room import RoomStatus
+from server.match.info import Status
 from server.storage import FILE_NAME
 from tests.storage.helpers import (
     InProcess,
@@ -67,7 +67,7 @@ async def two_seated(running: InProcess) -> tuple[Session, Session, str, wire.Pr
         await ana.start()
         for player in (ana, bea):
             opening = await player.next_of(wire.Prompt)
-            await player.act(opening.actions[0])
+            await player.answer(opening, opening.actions[0])
         while True:
             prompt = await ana.next_of(wire.Prompt)
             if not isinstance(prompt.actions[0], wire.Opening):
@@ -139,16 +139,16 @@ async def test_an_unexpected_writer_error_pauses_the_match_and_is_logged_once(
         running.storage.before_commit = bug
         with pytest.raises(RequestError) as paused:
             async with asyncio.timeout(5):
-                await ana.act(prompt.actions[0])
+                await ana.answer(prompt, prompt.actions[0])
         assert paused.value.code == "match_paused"
-        assert running.lobby.rooms[match].status is RoomStatus.PAUSED
+        assert running.lobby.matches[match].core.status is Status.PAUSED
         assert running.storage.failed is not None
 
         with pytest.raises(RequestError) as refused:
             async with asyncio.timeout(5):
                 await cem.start()
         assert refused.value.code == "storage_unavailable"
-        assert running.lobby.rooms[open_match].status is RoomStatus.OPEN
+        assert running.lobby.matches[open_match].core.status is Status.OPEN
         answer, code = await refused_hello(running.url, "Dan")
         assert (answer["type"], answer["code"]) == ("error", "storage_unavailable")
         assert code == wire.CloseCode.TRY_AGAIN_LATER
@@ -191,7 +191,7 @@ async def test_a_full_disk_turns_new_players_away_cleanly(
             async with asyncio.timeout(5):
                 await ana.start()
         assert refused.value.code == "storage_unavailable"
-        assert running.lobby.rooms[joined.match].status is RoomStatus.OPEN
+        assert running.lobby.matches[joined.match].core.status is Status.OPEN
         await ana.close()
 
         back = await open_session(running.url, "Ana again", token=token)
@@ -358,7 +358,7 @@ async def test_stop_with_a_hung_disk_ends_in_time_and_loses_nothing_acknowledged
             await asyncio.to_thread(thread.join, 10)
 
     async with in_process(data) as again:
-        room = again.lobby.rooms[match]
+        room = again.lobby.matches[match].core
         assert room.match is not None
         history = [(seat, action_to_data(action)) for seat, action in room.match.history]
     disk = read_disk(data)

@@ -115,20 +115,22 @@ async def turn_prompt(session: Session, tracker: Tracker, after: int = -1) -> wi
             ):
                 if not isinstance(message.actions[0], wire.Opening):
                     return message
-                await session.act(message.actions[0])
+                await session.answer(message, message.actions[0])
     raise AssertionError("the session ended")
 
 
 async def opening_only(session: Session) -> None:
     """Make the opening choice, then stop reading."""
     prompt = await session.next_of(wire.Prompt, timeout=5)
-    await session.act(prompt.actions[-1])  # one action if both cards are alike
+    await session.answer(prompt, prompt.actions[-1])  # one action if both cards are alike
 
 
-async def refused(session: Session, action: wire.Action, code: str) -> RequestError:
-    """``act`` is refused with ``code``."""
+async def refused(
+    session: Session, action: wire.Action, code: str, seq: int | None = None
+) -> RequestError:
+    """``act`` (naming the prompt of ``seq``, or none) is refused with ``code``."""
     with pytest.raises(RequestError) as caught:
-        await session.act(action)
+        await session.act(action, seq=seq)
     assert caught.value.code == code, caught.value
     return caught.value
 
@@ -161,7 +163,7 @@ async def test_nobody_can_act_for_a_seat_they_do_not_hold(running: Running) -> N
         await refused(dee, theirs, "match_not_ready")
         after = await ada.sync()
         assert after == msgspec_replace_id(before, after.id)
-        await ada.act(theirs)  # the seat's own player still can
+        await ada.answer(prompt, theirs)  # the seat's own player still can
 
 
 def msgspec_replace_id(snapshot: wire.Snapshot, request_id: Any) -> wire.Snapshot:
@@ -189,12 +191,12 @@ async def test_illegal_actions_are_refused_and_change_nothing(running: Running) 
         await unchanged(wire.Give(to_seat=0))  # R15: to another player
         await unchanged(wire.Give(to_seat=5))  # no such seat at a 3-seat table
         await unchanged(wire.Opening(secret=drawn))  # the opening is over
-        await ada.act(wire.Keep())
+        await ada.answer(first, wire.Keep())
         tracker.acted.add(first.seq)
         await unchanged(wire.Keep())  # R13: the second card needs another action
         second = await turn_prompt(ada, tracker, after=first.seq)
         assert wire.Keep() not in second.actions
-        await ada.act(second.actions[0])
+        await ada.answer(second, second.actions[0])
         tracker.acted.add(second.seq)
         await play_randomly(ada, 0, rng, tracker=tracker)
         await finish_and_check(ada, tracker)

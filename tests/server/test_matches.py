@@ -105,7 +105,7 @@ async def test_two_dozen_matches_at_once_all_finish_in_bounded_time(running: Run
     async with asyncio.timeout(30):
         scorings = await asyncio.gather(*(play_one(running, i) for i in range(24)))
     assert len(scorings) == 24 and all(s.winners for s in scorings)
-    assert sum(room.status.value == "finished" for room in running.lobby.rooms.values()) == 24
+    assert sum(room.status.value == "finished" for room in running.lobby.infos()) == 24
     assert time.monotonic() - started < 30
 
 

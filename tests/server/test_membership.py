@@ -48,7 +48,7 @@ async def test_moving_between_open_matches_the_player_is_put_back_in_the_second(
         ben = await RawClient.open(running.url, "Ben")
         assert (await ben.request("join", match=match_a))["seat"] == 1
         assert (await ben.request("join", match=match_b))["seat"] == 1
-        room_a = running.lobby.rooms[match_a]
+        room_a = running.lobby.matches[match_a].core
         assert room_a.seats[1].player is None  # moving on freed the open seat in A
         token = ben.welcome["token"] if ben.welcome else None
         await ben.close()
@@ -76,7 +76,7 @@ async def test_a_player_who_left_a_finished_match_is_not_put_back_after_a_restar
         async with asyncio.timeout(20):
             async for message in ada:
                 if isinstance(message, wire.Prompt):
-                    await ada.act(message.actions[0])
+                    await ada.answer(message, message.actions[0])
                 if isinstance(message, wire.Snapshot) and message.state.phase == "over":
                     break
                 if isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
@@ -99,7 +99,7 @@ async def test_a_second_opening_choice_is_not_your_turn() -> None:
         ada = await RawClient.open(running.url, "Ada")
         await ada.request("create_match", name="t", seats=2)
         ben = await RawClient.open(running.url, "Ben")
-        match = running.lobby.rooms
+        match = running.lobby.matches
         (match_id,) = match
         await ben.request("join", match=match_id)
         await ada.request("start")

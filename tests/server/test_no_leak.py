@@ -100,7 +100,7 @@ async def play_world(
             answer = await seats[seat].request("act", action=action_wire(action))
             assert answer["type"] == "ok", f"move {index}, seat {seat} {action}: {answer}"
         await until(lambda: ended(watcher.messages))
-        match = running.lobby.rooms[MATCH_ID].match
+        match = running.lobby.matches[MATCH_ID].core.match
         assert match is not None and match.is_over
         frames = watcher.frames[1:]
         for client in [*seats, *([spectator] if spectator else [])]:

@@ -89,16 +89,17 @@ async def test_fresh_identities_that_leave_are_not_kept_in_memory(tmp_path: Path
 async def test_a_seated_player_comes_back_to_the_same_object_in_their_seat(
     tmp_path: Path,
 ) -> None:
-    """A seated player who is away stays in memory (their room names them) while
+    """A seated player who is away stays in memory (their match names them) while
     others are evicted; their token puts them back in their seat, and the seat,
-    the host and the token all lead to the one Player object."""
+    the host and the token all name the one player, whom the lobby holds once."""
     async with in_process(tmp_path) as running:
         ada = await RawClient.open(running.url, "Ada")
         assert ada.welcome is not None
         joined = await ada.request("create_match", name="waiting", seats=2, bots=[{"seat": 1}])
-        room = running.lobby.rooms[joined["match"]]
-        seated = room.seats[0].player
-        assert seated is not None and room.host is seated
+        room = running.lobby.matches[joined["match"]].core
+        assert room.seats[0].player is not None
+        seated = running.lobby.players.get(room.seats[0].player.id)
+        assert seated is not None and room.host.id == seated.id
         await ada.close()
         gone = await come_and_go(running.url, "Bob")
         await until(lambda: in_memory(running.lobby) == {seated.id}, "Bob evicted, Ada kept")
@@ -110,7 +111,8 @@ async def test_a_seated_player_comes_back_to_the_same_object_in_their_seat(
         back = await again.next(lambda m: m["type"] == "joined")
         assert (back["match"], back["seat"]) == (room.id, 0)
         assert running.lobby.players.by_token(ada.welcome["token"]) is seated
-        assert room.seats[0].player is seated and room.host is seated
+        assert room.seats[0].player is not None and room.seats[0].player.id == seated.id
+        assert room.host.id == seated.id
         assert (await again.request("start"))["type"] == "ok"  # she is the host still
 
         bob = await RawClient.open(running.url, "Bob again", gone["token"])
@@ -120,9 +122,8 @@ async def test_a_seated_player_comes_back_to_the_same_object_in_their_seat(
 
 
 async def test_after_a_restart_tokens_resume(tmp_path: Path) -> None:
-    """After a restart, only the players the restored rooms name are loaded;
-    every token still resumes — a seated player into their seat, as the one
-    object the room holds."""
+    """After a restart, only the players the restored matches name are loaded;
+    every token still resumes — a seated player into their seat."""
     async with in_process(tmp_path) as running:
         bea = await come_and_go(running.url, "Bea")
         ada = await RawClient.open(running.url, "Ada")
@@ -131,13 +132,15 @@ async def test_after_a_restart_tokens_resume(tmp_path: Path) -> None:
         await ada.close()
     async with in_process(tmp_path) as running:
         assert in_memory(running.lobby) == {ada.welcome["player"]}
-        room = running.lobby.rooms[joined["match"]]
+        room = running.lobby.matches[joined["match"]].core
         returning = await RawClient.connect(running.url)
         answer = await hello(returning, "Ada", ada.welcome["token"])
         assert answer["player"] == ada.welcome["player"]
         back = await returning.next(lambda m: m["type"] == "joined")
         assert back["seat"] == 0
-        assert room.seats[0].player is running.lobby.players.by_token(ada.welcome["token"])
+        player = running.lobby.players.by_token(ada.welcome["token"])
+        assert player is not None and room.seats[0].player is not None
+        assert room.seats[0].player.id == player.id
         again = await RawClient.open(running.url, "Bea", bea["token"])
         assert again.welcome is not None
         assert (again.welcome["player"], again.welcome["name"]) == (bea["player"], "Bea")
@@ -156,8 +159,8 @@ def _stored_long_ago(data_dir: Path) -> None:
             [("old-named", "Olga", "h1", created), ("old-alone", "Otto", "h2", created)],
         )
         db.execute(
-            "INSERT INTO matches (id, name, host, ruleset_name, ruleset, seats, status, created,"
-            " seed, finished) VALUES ('done', 'Done', 'someone', 'standard', '{}',"
+            "INSERT INTO matches (id, host, settings, seats, status, created, seed, finished)"
+            " VALUES ('done', 'someone', '{}',"
             ' \'[{"player": "old-named", "bot": null, "left": false}]\', \'finished\', 1.0, 7, 2.0)'
         )
         db.commit()
@@ -178,7 +181,7 @@ async def test_forgetting_deletes_old_unnamed_players_on_disk_and_keeps_named_on
         await host.close()
     _stored_long_ago(tmp_path)
     async with in_process(tmp_path, keep_finished=0) as running:
-        assert "done" not in running.lobby.rooms
+        assert "done" not in running.lobby.matches
         assert await running.lobby.forget_players(time.time() - 3600) == 1  # Otto, created 2 h ago
         assert await running.lobby.forget_players(time.time() + 1) == 1  # Lou
         stored = read_disk(tmp_path).players  # (a copy of the file and its log)
@@ -225,7 +228,7 @@ async def test_a_finished_match_past_keep_finished_goes_when_its_last_member_goe
     goes as soon as nobody is in it any more — its host leaves it, or its
     host's connection drops — not when someone next creates a match."""
     async with serve(keep_finished=0) as running:
-        rooms = running.lobby.rooms
+        rooms = running.lobby.matches
         leaving, left = await _watch_bots_finish(running.url, "Lea")
         dropping, dropped = await _watch_bots_finish(running.url, "Dro")
         assert {left, dropped} <= set(rooms)  # someone is still in each
@@ -238,7 +241,7 @@ async def test_a_finished_match_past_keep_finished_goes_when_its_last_member_goe
     async with serve(keep_finished=1) as running:
         host, kept = await _watch_bots_finish(running.url, "Kim")
         await host.request("leave")
-        assert kept in running.lobby.rooms  # the newest one is kept
+        assert kept in running.lobby.matches  # the newest one is kept
         await host.close()
 
 
@@ -249,7 +252,7 @@ async def test_a_stand_in_is_made_when_needed_and_dropped_when_the_match_ends() 
         ada = await RawClient.open(running.url, "Ada")
         match = (await ada.request("create_match", name="m", seats=2, bots=[{"seat": 1}]))["match"]
         await ada.request("start")
-        room = running.lobby.rooms[match]
+        room = running.lobby.matches[match].core
         assert room.seats[0].bot is None  # Ada plays for herself
         await ada.request("leave")  # the stand-in takes her seat and plays it to the end
         await until(lambda: room.status.value == "finished", "the stand-in finishes the match")

@@ -73,7 +73,7 @@ async def test_r14_r17_prompt_points_are_aligned_with_the_actions_and_right(
                     chosen = message.actions[i]
                     scores = isinstance(chosen, wire.Keep | wire.Give)
                     scored = message.points[i] if scores else None
-                    await session.act(chosen)
+                    await session.answer(message, chosen)
                 if tracker.over:
                     break
     assert tracker.over and scored is None

@@ -23,7 +23,7 @@ async def until_turn_prompt(session: Session, tracker: Tracker) -> wire.Prompt:
             tracker.feed(message)
             if isinstance(message, wire.Prompt) and message.seq == tracker.seq:
                 if isinstance(message.actions[0], wire.Opening):
-                    await session.act(message.actions[0])
+                    await session.answer(message, message.actions[0])
                 else:
                     return message
     raise AssertionError("the session ended")
@@ -79,7 +79,7 @@ async def test_reconnect_mid_turn_with_the_token_resumes_the_seat() -> None:
             assert second.player_id == player
             messages = await collect_until_prompt(second)
             _, prompt = check_resumed(messages, joined.match, tracker, drawn)
-            await second.act(rng.choice(prompt.actions))
+            await second.answer(prompt, rng.choice(prompt.actions))
             tracker.acted.add(prompt.seq)
             await play_randomly(second, 0, rng, tracker=tracker)
             await finish_and_check(second, tracker)
@@ -109,7 +109,7 @@ async def test_sdk_reconnects_by_itself_after_a_drop_mid_turn() -> None:
         _, prompt = check_resumed(
             [m for m in messages if isinstance(m, wire.Message)], joined.match, tracker, drawn
         )
-        await session.act(rng.choice(prompt.actions))
+        await session.answer(prompt, rng.choice(prompt.actions))
         tracker.acted.add(prompt.seq)
         await play_randomly(session, 0, rng, tracker=tracker)
         await finish_and_check(session, tracker)
@@ -220,7 +220,7 @@ async def test_turn_timer_does_not_hand_a_seat_that_acted_in_time_to_a_bot() -> 
                             own += getattr(event, "seat", None) == seat
                     if isinstance(message, wire.Prompt) and message.seq == tracker.seq:
                         await asyncio.sleep(think)
-                        await session.act(message.actions[0])
+                        await session.answer(message, message.actions[0])
                         acts += 1
                 raise AssertionError("the session ended")
 

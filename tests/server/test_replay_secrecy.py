@@ -27,8 +27,8 @@ import pytest
 import protocol as wire
 from engine import DEFAULT_RULESET, project_event
 from engine.record import MatchRecord, action_from_data
-from server import views
-from server.bots import Bot
+from server.match import views
+from server.match.bots import Bot
 
 from ..protocol.doc_examples import blocks
 from ..storage.helpers import in_process, open_session
@@ -255,9 +255,8 @@ async def test_r27_an_open_box_match_commits_to_its_seed_and_publishes_it_once_f
         (finished,) = [s for s in listed if s["match"] == match]
         assert finished["seed_commitment"] == commitment
         pages = _pages(await _replay_frames(stranger, match))
-        spectator_view = [
-            views.event_to_wire(project_event(e, None)) for e in running.lobby.rooms[match].log
-        ]
+        log = running.lobby.matches[match].core.log
+        spectator_view = [views.event_to_wire(project_event(e, None)) for e in log]
         await ada.close()
         await stranger.close()
 
@@ -373,7 +372,7 @@ async def test_two_servers_give_the_same_match_id_different_bots() -> None:
             ada = await RawClient.open(running.url, "Ada")
             bots = [{"seat": 1, "strength": "easy"}, {"seat": 2, "strength": "easy"}]
             await ada.request("create_match", name="twins", seats=3, bots=bots)
-            room = running.lobby.rooms["same"]
+            room = running.lobby.matches["same"].core
             rngs = [room.seats[seat].bot.rng for seat in (1, 2)]  # type: ignore[union-attr]
             draws.append([rng.random() for rng in rngs])
             await ada.close()

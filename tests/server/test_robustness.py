@@ -181,7 +181,7 @@ async def test_misbehaving_connections_leave_a_running_match_undisturbed() -> No
         joined = await watcher.create_match(name="bots only", seats=5, bots=bots)
         assert joined.seat is None  # bots hold every seat: the host watches
         await watcher.start()
-        room = running.lobby.rooms[joined.match]
+        room = running.lobby.matches[joined.match].core
         follow = asyncio.create_task(follow_to_the_end(watcher))
         async with asyncio.timeout(20):
             assert room.status.value == "running"

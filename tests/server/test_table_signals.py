@@ -222,11 +222,12 @@ async def test_rematch_asks_the_others_instead_of_moving_them() -> None:
             assert again.match != joined.match and again.seat == 0 and again.host
             offer = await bea.next_of(wire.RematchOffer, timeout=5)
             assert (offer.match, offer.rematch, offer.host) == (joined.match, again.match, "Ada")
-            room = running.lobby.rooms[joined.match]
-            (still,) = [p.player for p, seat in room.members.items() if seat is not None]
+            room = running.lobby.matches[joined.match].core
+            (still,) = [room.seats[s].player for s in room.members.values() if s is not None]
             assert still is not None
             assert still.name == "Bea"  # not moved
-            assert running.lobby.rooms[again.match].seat_of(still) == 1  # her seat waits for her
+            rematch = running.lobby.matches[again.match].core
+            assert rematch.seat_of(still.id) == 1  # her seat waits for her
             accepted = await bea.play_again()
             assert (accepted.match, accepted.seat, accepted.host) == (again.match, 1, False)
             update = await next_where(bea, wire.MatchUpdate, lambda m: m.match.match == again.match)

@@ -45,10 +45,10 @@ import protocol as wire
 from client.sdk import ConnectionLost, RequestError, Session
 from engine import DEFAULT_RULESET, Event, Match, observe, project_event
 from engine.record import action_from_data, action_to_data
-from server import views
 from server.app import TulipsServer
 from server.config import ServerConfig
 from server.lobby import Lobby
+from server.match import views
 from server.storage import FILE_NAME, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def read_disk(data_dir: Path) -> Disk:
                 row["id"]: (row["name"], row["token_hash"])
                 for row in connection.execute("SELECT * FROM players")
             }
-            matches = {row["id"]: dict(row) for row in connection.execute("SELECT * FROM matches")}
+            matches = {row["id"]: _flat(row) for row in connection.execute("SELECT * FROM matches")}
             actions: dict[str, list[tuple[int, dict[str, Any]]]] = {}
             for row in connection.execute("SELECT * FROM actions ORDER BY match_id, idx"):
                 stored = actions.setdefault(row["match_id"], [])
@@ -432,7 +432,7 @@ async def play(
             if think:
                 await asyncio.sleep(rng.uniform(0, think))
             try:
-                await session.act(action)
+                await session.answer(message, action)
             except (ConnectionError, ConnectionClosed, TimeoutError, RequestError) as exc:
                 # match_paused: refused while the server stops (PROTOCOL.md), or paused
                 if isinstance(exc, RequestError) and exc.code != "match_paused":
@@ -753,7 +753,14 @@ def live_match(
                 "SELECT seat, action FROM actions WHERE match_id = ? ORDER BY idx", (match_id,)
             )
         ]
-    return (dict(row) if row is not None else None), actions
+    return (_flat(row) if row is not None else None), actions
+
+
+def _flat(row: sqlite3.Row) -> dict[str, Any]:
+    """A stored match's columns, its settings (one JSON value) spread among them."""
+    flat = dict(row)
+    flat.update(json.loads(flat.pop("settings")))
+    return flat
 
 
 async def wait_until_people_must_act(

@@ -28,15 +28,17 @@ from engine.record import action_to_data
 from server.config import ServerConfig
 from server.identity import hash_token
 from server.lobby import Lobby
-from server.room import RoomStatus
+from server.match.info import Status
+from server.match.records import StoredSeat
+from server.match.settings import MatchSettings
 from server.storage import FILE_NAME, MatchRow, PlayerRow, Storage
 
 from .helpers import HOST, Servers, open_session
 
 SEED = 20240607
 #: the good matches, by id, and the status each is rebuilt with
-GOOD = {"good-open": RoomStatus.OPEN, "good-running": RoomStatus.RUNNING}
-GOOD["good-finished"] = RoomStatus.FINISHED
+GOOD = {"good-open": Status.OPEN, "good-running": Status.RUNNING}
+GOOD["good-finished"] = Status.FINISHED
 TWO_SEATS = [{"player": "p1", "bot": None}, {"player": None, "bot": "medium"}]
 
 
@@ -45,10 +47,18 @@ def seats(*entries: Any) -> str:
     return json.dumps(list(entries))
 
 
-#: (case, SQL run with the match id as its one parameter). The first six are
+def setting(path: str, value: str) -> str:
+    """SQL that sets one field of a match's stored settings (``value`` is SQL)."""
+    return f"UPDATE matches SET settings = json_set(settings, '$.{path}', {value}) WHERE id = ?"
+
+
+#: (case, SQL run with the match id as its one parameter). The first ones are
 #: damage the database reader meets, the rest damage only a rebuild can find.
 DAMAGE: list[tuple[str, str]] = [
-    ("name-not-utf8", "UPDATE matches SET name = CAST(x'416e61ff' AS TEXT) WHERE id = ?"),
+    (
+        "settings-not-utf8",
+        "UPDATE matches SET settings = CAST(x'7b226e616d65223a22ff227d' AS TEXT) WHERE id = ?",
+    ),
     (
         "seats-not-utf8",
         "UPDATE matches SET seats = CAST(x'5b7b22706c61796572223a22ff227d5d' AS TEXT) WHERE id = ?",
@@ -59,8 +69,11 @@ DAMAGE: list[tuple[str, str]] = [
         " WHERE match_id = ? AND idx = 2",
     ),
     ("seed-text", "UPDATE matches SET seed = 'abc' WHERE id = ?"),
-    ("timer-text", "UPDATE matches SET turn_timer = 'soon' WHERE id = ?"),
+    ("timer-text", setting("turn_timer", "'soon'")),
     ("created-text", "UPDATE matches SET created = 'yesterday' WHERE id = ?"),
+    ("settings-not-json", "UPDATE matches SET settings = '{' WHERE id = ?"),
+    ("settings-a-list", "UPDATE matches SET settings = '[]' WHERE id = ?"),
+    ("settings-unknown-key", setting("colour", "'blue'")),
     ("seats-a-map", 'UPDATE matches SET seats = \'{"player": "p1"}\' WHERE id = ?'),
     ("seats-not-maps", "UPDATE matches SET seats = '[1, 2]' WHERE id = ?"),
     ("seats-not-json", "UPDATE matches SET seats = '[{' WHERE id = ?"),
@@ -84,12 +97,12 @@ DAMAGE: list[tuple[str, str]] = [
         " WHERE id = ?",
     ),
     ("host-unknown", "UPDATE matches SET host = 'nobody' WHERE id = ?"),
-    ("ruleset-unknown-key", 'UPDATE matches SET ruleset = \'{"colour": "blue"}\' WHERE id = ?'),
-    ("ruleset-a-list", "UPDATE matches SET ruleset = '[]' WHERE id = ?"),
+    ("ruleset-unknown-key", setting("ruleset", 'json(\'{"colour": "blue"}\')')),
+    ("ruleset-a-list", setting("ruleset", "json('[]')")),
     ("running-without-seed", "UPDATE matches SET seed = NULL WHERE id = ?"),
-    ("first-seat-out", "UPDATE matches SET first_seat = 5 WHERE id = ?"),
-    ("name-too-long", f"UPDATE matches SET name = '{'x' * 300}' WHERE id = ?"),
-    ("name-control-char", "UPDATE matches SET name = 'a' || char(7) || 'b' WHERE id = ?"),
+    ("first-seat-out", setting("first_seat", "5")),
+    ("name-too-long", setting("name", f"'{'x' * 300}'")),
+    ("name-control-char", setting("name", "'a' || char(7) || 'b'")),
     (
         "illegal-action",
         'UPDATE actions SET action = \'{"kind":"give","to_seat":7}\''
@@ -120,14 +133,14 @@ async def store_match(storage: Storage, match_id: str, status: str, created: flo
     await storage.save_match(
         MatchRow(
             id=match_id,
-            name=f"match {match_id}",
             host="p1",
-            ruleset_name="standard",
-            ruleset=DEFAULT_RULESET.to_mapping(),
-            seats=TWO_SEATS,
-            join_code=None,
-            turn_timer=None,
-            first_seat=0,
+            settings=MatchSettings(
+                name=f"match {match_id}",
+                ruleset_name="standard",
+                ruleset=DEFAULT_RULESET,
+                first_seat=0,
+            ),
+            seats=tuple(StoredSeat(player=s["player"], bot=s["bot"]) for s in TWO_SEATS),
             seed=None if status == "open" else SEED,
             status=status,
             created=created,
@@ -199,7 +212,7 @@ async def test_a_damaged_match_is_left_out_with_one_line(
     async with asyncio.timeout(20):
         await lobby.open()
         try:
-            assert {room_id: room.status for room_id, room in lobby.rooms.items()} == GOOD
+            assert {match_id: m.info.status for match_id, m in lobby.matches.items()} == GOOD
             lines = naming(caplog, case)
             assert len(lines) == 1, lines
             assert "left out" in lines[0]
@@ -220,7 +233,7 @@ async def test_a_match_whose_id_is_not_utf8_is_named_all_the_same(
     async with asyncio.timeout(20):
         await lobby.open()
         await lobby.close()
-    assert set(lobby.rooms) == set(GOOD)
+    assert set(lobby.matches) == set(GOOD)
     assert len(naming(caplog, "'bad-\\xff'")) == 1
 
 
@@ -238,7 +251,7 @@ async def test_a_damaged_player_leaves_out_the_player_and_their_matches(
     async with asyncio.timeout(20):
         await lobby.open()
         await lobby.close()
-    assert set(lobby.rooms) == set(GOOD)
+    assert set(lobby.matches) == set(GOOD)
     assert lobby.players.get("p2") is None and lobby.players.get("p1") is not None
     assert len(naming(caplog, "player 'p2'")) == 1
     assert len(naming(caplog, "hosted-by-bea")) == 1

@@ -3,14 +3,15 @@
 sees the status ``paused``, and nothing more is played until a restart —
 after which the match goes on from its last stored action.
 
-Also: while an action is being written, nobody may see it carried out."""
+Also: while an action is being written, nobody may see it carried out: the
+match answers nothing else until it is stored."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,11 @@ import pytest
 
 import protocol as wire
 from client.sdk import RequestError
-from server.room import RoomStatus
+from server.match.info import Status
+from server.match.records import AppendAction, Write
 from server.storage import FILE_NAME, StorageError
 
-from .helpers import InProcess, Recorder, differences, in_process, open_session, read_disk
+from .helpers import InProcess, Recorder, in_process, open_session, read_disk
 
 
 @dataclass
@@ -51,7 +53,7 @@ async def seat_two(running: InProcess) -> Table:
         await ana.session.start()
         for player in (ana, bea):
             opening = await player.wait_for(wire.Prompt)
-            await player.session.act(opening.actions[0])
+            await player.session.answer(opening, opening.actions[0])
         prompt = await ana.wait_for(
             wire.Prompt, lambda m: not isinstance(m.actions[0], wire.Opening)
         )
@@ -87,10 +89,10 @@ async def act_and_expect_pause(seated: Table) -> None:
     marks = {"ana": seated.ana.mark(), "bea": seated.bea.mark()}
     with pytest.raises(RequestError) as refused:
         async with asyncio.timeout(5):
-            await seated.ana.session.act(seated.prompt.actions[0])
+            await seated.ana.session.answer(seated.prompt, seated.prompt.actions[0])
     assert refused.value.code == "match_paused"
-    room = seated.running.lobby.rooms[seated.match]
-    assert room.status is RoomStatus.PAUSED
+    room = seated.running.lobby.matches[seated.match].core
+    assert room.status is Status.PAUSED
     assert room.match is not None and len(room.match.history) == 2
     after = await seated.views()
     for name, player in (("ana", seated.ana), ("bea", seated.bea)):
@@ -117,22 +119,28 @@ async def test_a_failed_write_pauses_the_match_unchanged(
     after which the match goes on from its last stored action."""
     data = tmp_path / "data"
     async with table(data) as seated:
+        storage = seated.running.storage
+        write = storage.write
 
-        async def full_disk(*args: Any, **kwargs: Any) -> None:
-            raise StorageError("cannot write: database or disk is full")
+        def full_disk(writes: Sequence[Write]) -> asyncio.Future[Any]:
+            if not any(isinstance(w, AppendAction) for w in writes):
+                return write(writes)
+            failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            failed.set_exception(StorageError("cannot write: database or disk is full"))
+            return failed
 
         with monkeypatch.context() as patch:
-            patch.setattr(seated.running.storage, "append_action", full_disk)
+            patch.setattr(storage, "write", full_disk)
             await act_and_expect_pause(seated)
         before = await seated.views()
         with pytest.raises(RequestError) as again:  # the disk works again: still paused
-            await seated.ana.session.act(seated.prompt.actions[0])
+            await seated.ana.session.answer(seated.prompt, seated.prompt.actions[0])
         assert again.value.code == "match_paused"
         assert len(read_disk(data).actions[seated.match]) == 2
         tokens = (seated.ana.session.token, seated.bea.session.token)
 
     async with in_process(data) as running:
-        assert running.lobby.rooms[seated.match].status is RoomStatus.RUNNING
+        assert running.lobby.matches[seated.match].core.status is Status.RUNNING
         ana = Recorder(await open_session(running.url, "Ana", token=tokens[0]))
         bea = Recorder(await open_session(running.url, "Bea", token=tokens[1]))
         try:
@@ -140,7 +148,7 @@ async def test_a_failed_write_pauses_the_match_unchanged(
             prompt = await ana.wait_for(wire.Prompt)
             assert (resumed.seq, resumed.state) == (before["ana"].seq, before["ana"].state)
             async with asyncio.timeout(5):
-                await ana.session.act(prompt.actions[0])
+                await ana.session.answer(prompt, prompt.actions[0])
             assert len(read_disk(data).actions[seated.match]) == 3
             await bea.wait_for(wire.Event, lambda m: m.seq == resumed.seq + 1)
         finally:
@@ -165,37 +173,53 @@ async def test_a_real_write_error_pauses_the_match(tmp_path: Path) -> None:
 async def test_nobody_sees_an_action_while_it_is_being_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Between an action's apply and the end of its write, a snapshot (a sync,
-    a spectator arriving) still shows the match as it was: the action is not
-    carried out until it is stored (and is undone if the write fails)."""
+    """While an action is being written, the match takes no other command: a
+    sync and a spectator arriving wait behind the write, nobody receives an
+    event, and once it is stored the player hears ``ok``, everyone the events,
+    and the sync and the spectator's snapshot come after them, showing it."""
     async with table(tmp_path / "data") as seated:
         storage = seated.running.storage
-        original = storage.append_action
+        write = storage.write
         writing = asyncio.Event()
         go_on = asyncio.Event()
 
-        async def slow_disk(*args: Any) -> None:
-            writing.set()
-            await go_on.wait()
-            await original(*args)
+        def slow_disk(writes: Sequence[Write]) -> asyncio.Future[Any]:
+            if not any(isinstance(w, AppendAction) for w in writes):
+                return write(writes)
 
-        monkeypatch.setattr(storage, "append_action", slow_disk)
+            async def held() -> Any:
+                writing.set()
+                await go_on.wait()
+                return await write(writes)
+
+            return asyncio.ensure_future(held())
+
+        monkeypatch.setattr(storage, "write", slow_disk)
         before = await seated.views()
-        acting = asyncio.ensure_future(seated.ana.session.act(seated.prompt.actions[0]))
+        actor = seated.running.lobby.matches[seated.match]
+        bea_mark = seated.bea.mark()
+        acting = asyncio.ensure_future(
+            seated.ana.session.answer(seated.prompt, seated.prompt.actions[0])
+        )
         carla = Recorder(await open_session(seated.running.url, "Carla"))
         try:
             async with asyncio.timeout(5):
                 await writing.wait()
-                during = await seated.bea.session.sync()  # (Ana's connection waits)
-                await carla.session.watch(seated.match)
-                watched = await carla.wait_for(wire.Snapshot)
+                syncing = asyncio.ensure_future(seated.bea.session.sync())
+                watching = asyncio.ensure_future(carla.session.watch(seated.match))
+                while len(actor._mailbox) < 2:  # both wait behind the write
+                    await asyncio.sleep(0.005)
+                assert not acting.done() and not syncing.done() and not watching.done()
+                assert not seated.bea.since(bea_mark, wire.Event), "an event before the write"
         finally:
             go_on.set()
-            async with asyncio.timeout(5):
-                await acting
-            await carla.close()
-        assert during.seq == before["bea"].seq
-        changed = differences(before["bea"].state, during.state)
-        assert not changed, f"a snapshot shows an action not yet stored: {changed}"
-        assert watched.seq == before["bea"].seq
-        assert watched.state.deck_count == before["bea"].state.deck_count
+        async with asyncio.timeout(5):
+            await acting
+            during = await syncing
+            await watching
+            watched = await carla.wait_for(wire.Snapshot)
+        await carla.close()
+        events = seated.bea.since(bea_mark, wire.Event)
+        assert events and events[0].seq == before["bea"].seq + 1
+        assert during.seq == events[-1].seq == watched.seq  # after the events, showing them
+        assert during.state.deck_count == before["bea"].state.deck_count - 1

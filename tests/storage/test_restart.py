@@ -22,7 +22,7 @@ import protocol as wire
 from client.sdk import ConnectError
 from server.config import ServerConfig
 from server.lobby import Lobby
-from server.room import RoomStatus
+from server.match.info import Status
 from server.storage import FILE_NAME, Storage
 
 from .helpers import (
@@ -124,7 +124,7 @@ async def test_replay_pages_cover_every_event_once_after_a_restart(
 ) -> None:
     """With small pages (7 events), following ``next_seq`` from 1 gives every
     event exactly once, in order, and the last page says no more remain."""
-    monkeypatch.setattr("server.lobby.MAX_REPLAY_EVENTS", 7)
+    monkeypatch.setattr("server.match.views.MAX_REPLAY_EVENTS", 7)
     data = tmp_path / "data"
     async with in_process(data) as running:
         match, ana = await play_to_the_end(running.url, "Ana", 3, [(1, "easy"), (2, "medium")])
@@ -257,30 +257,25 @@ async def test_every_commit_leaves_a_state_the_server_rebuilds(tmp_path: Path) -
         async with restored(copy) as lobby:
             assert lobby.storage is not None
             assert all(lobby.storage.player(player) is not None for player in disk.players)
-            named = {room.host.id for room in lobby.rooms.values()} | {
-                slot.player.id
-                for room in lobby.rooms.values()
-                for slot in room.seats
-                if slot.player is not None
-            }
+            named = {player for info in lobby.infos() for player in info.named}
             assert {player.id for player in lobby.players} == named  # only those, in memory
             if recorded.match not in disk.matches:
-                assert recorded.match not in lobby.rooms
+                assert recorded.match not in lobby.matches
                 continue
-            room = lobby.rooms[recorded.match]
+            room = lobby.matches[recorded.match].core
             row = disk.matches[recorded.match]
             ana = room.seats[recorded.seen.seat].player
             assert ana is not None and ana.id == recorded.seen.player_id
             assert room.seats[1].is_bot
             if row["seed"] is None:
-                assert room.match is None and room.status is RoomStatus.OPEN
+                assert room.match is None and room.status is Status.OPEN
                 continue
             assert room.match is not None
             assert row["seed"] == recorded.replayed.seed, "the seed changed after it was stored"
             assert list(room.match.history) == recorded.replayed.actions[: len(stored)]
             assert room.log == recorded.replayed.events[: len(room.log)]
             over = len(stored) == len(final)
-            assert room.status is (RoomStatus.FINISHED if over else RoomStatus.RUNNING)
+            assert room.status is (Status.FINISHED if over else Status.RUNNING)
     assert counts == set(range(len(final) + 1)), "some number of actions was never a crash point"
 
 
@@ -297,7 +292,7 @@ async def test_a_player_whose_match_ended_unseen_is_put_back_after_a_restart(
         c for c in recorded.copies if len(read_disk(c).actions.get(recorded.match, [])) == total
     )
     async with in_process(crash) as running:
-        assert running.lobby.rooms[recorded.match].status is RoomStatus.FINISHED
+        assert running.lobby.matches[recorded.match].core.status is Status.FINISHED
         back = Recorder(
             await open_session(running.url, "Ana", token=recorded.seen.token),
         )
@@ -353,8 +348,8 @@ async def test_damaged_actions_leave_out_only_their_match(tmp_path: Path) -> Non
     damage(data, "UPDATE actions SET action = '{not json' WHERE match_id = ? AND idx = 0", garbage)
     before = raw_actions(data)
     async with restored(data) as lobby:
-        assert set(lobby.rooms) == {intact}
-        assert lobby.rooms[intact].status is RoomStatus.FINISHED
+        assert set(lobby.matches) == {intact}
+        assert lobby.matches[intact].core.status is Status.FINISHED
     assert raw_actions(data) == before
 
 
@@ -365,4 +360,4 @@ async def test_a_damaged_match_row_leaves_out_only_its_match(tmp_path: Path) -> 
     damaged, *others = await four_finished_matches(data)
     damage(data, "UPDATE matches SET seats = '[{' WHERE id = ?", damaged)
     async with restored(data) as lobby:
-        assert set(lobby.rooms) == set(others)
+        assert set(lobby.matches) == set(others)

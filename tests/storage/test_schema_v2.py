@@ -13,6 +13,7 @@ import pytest
 from engine import DEFAULT_RULESET
 from server.config import ServerConfig
 from server.lobby import Lobby
+from server.match.records import StoredSeat
 from server.storage import (
     _MIGRATIONS,
     APPLICATION_ID,
@@ -56,7 +57,7 @@ async def test_r27_a_version_1_file_is_migrated_and_its_matches_stay_closed(
     _version_1_file(tmp_path)
     async with opened(tmp_path) as storage:
         (row,) = storage.matches(["finished"])
-        assert (row.id, row.seed, row.open_box, row.salt) == ("old", 42, False, None)
+        assert (row.id, row.seed, row.settings.open_box, row.salt) == ("old", 42, False, None)
         assert storage.actions("old") == [(0, {"kind": "keep"}), (1, {"kind": "add_secret"})]
     with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -78,7 +79,7 @@ async def test_r27_open_box_and_salt_round_trip(tmp_path: Path) -> None:
     try:
         box, shut = reopened.matches(["running"], limit=10)  # newest first
         assert box == match_row("box", open_box=True, status="running", seed=2**63 - 1, salt=SALT)
-        assert (shut.id, shut.open_box, shut.salt) == ("shut", False, None)
+        assert (shut.id, shut.settings.open_box, shut.salt) == ("shut", False, None)
     finally:
         reopened.close()
 
@@ -91,14 +92,15 @@ async def test_r27_an_open_box_match_without_its_salt_is_left_out(
     the server starts with the rest."""
     async with opened(tmp_path) as storage:
         await storage.save_player(PlayerRow("p1", "Ana", "h1"), 1.0)
-        seats = [{"player": "p1", "bot": None}, {"player": None, "bot": "easy"}]
+        seats = (StoredSeat(player="p1"), StoredSeat(bot="easy"))
         common = {
             "host": "p1",
             "seats": seats,
             "status": "running",
             "seed": 7,
             "first_seat": 0,
-            "ruleset": DEFAULT_RULESET.to_mapping(),
+            "ruleset": DEFAULT_RULESET,
+            "ruleset_name": "standard",
         }
         await storage.save_match(match_row("nosalt", open_box=True, **common))
         await storage.save_match(match_row("short", open_box=True, salt=b"x", **common))
@@ -107,11 +109,11 @@ async def test_r27_an_open_box_match_without_its_salt_is_left_out(
     with caplog.at_level(logging.ERROR):
         await lobby.open()
     try:
-        assert set(lobby.rooms) == {"good"}
+        assert set(lobby.matches) == {"good"}
         assert "match nosalt cannot be rebuilt" in caplog.text
         assert "match short cannot be rebuilt" in caplog.text
         assert "without its 32-byte salt" in caplog.text
-        room = lobby.rooms["good"]
+        room = lobby.matches["good"].core
         assert room.settings.open_box and room.salt == SALT
     finally:
         await lobby.close()

@@ -8,6 +8,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
+from server.match.records import StoredSeat
 from server.storage import _MIGRATIONS, APPLICATION_ID, FILE_NAME, SCHEMA_VERSION, PlayerRow
 
 from .test_storage import match_row, opened
@@ -70,11 +71,11 @@ async def test_named_players_are_read_from_every_stored_match(tmp_path: Path) ->
     """Hosts and seated players of every stored match are named; a match whose
     seats are damaged names every quoted string in them (keeping more, never fewer)."""
     async with opened(tmp_path) as storage:
-        await storage.save_match(match_row("m1", host="h1", seats=[{"player": "s1", "bot": None}]))
+        await storage.save_match(match_row("m1", host="h1", seats=(StoredSeat(player="s1"),)))
     with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as db:
         db.execute(
-            "INSERT INTO matches (id, name, host, ruleset_name, ruleset, seats, status, created)"
-            " VALUES ('m2', 'x', 'h2', 'standard', '{}', '[{\"player\": \"s2\"', 'open', 1.0)"
+            "INSERT INTO matches (id, host, settings, seats, status, created)"
+            " VALUES ('m2', 'h2', '{}', '[{\"player\": \"s2\"', 'open', 1.0)"
         )
         db.commit()
     async with opened(tmp_path) as storage:

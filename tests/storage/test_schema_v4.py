@@ -46,7 +46,7 @@ async def test_a_version_3_file_is_migrated_and_its_actions_are_unmarked(tmp_pat
         assert storage.played_by("m") == {2: "timer", 4: "stand_in"}
         assert len(storage.actions("m")) == 5
     with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def _marks(pages: list[wire.ReplayPage]) -> dict[int, wire.PlayedBy]:
@@ -79,7 +79,7 @@ async def test_a_replay_shows_who_chose_each_move_also_after_a_restart(tmp_path:
                 lambda p: not isinstance(p.actions[0], wire.Opening),
                 timeout=4 * MIN_TURN_TIMER + 5,
             )
-            await ana.act(prompt.actions[0])
+            await ana.answer(prompt, prompt.actions[0])
             mine = await seen.wait_for(
                 wire.Event, lambda e: e.seq > prompt.seq and getattr(e.event, "seat", None) == 0
             )

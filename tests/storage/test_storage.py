@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import sqlite3
 import threading
@@ -15,6 +16,9 @@ from typing import Any
 
 import pytest
 
+from engine import ruleset_from_mapping
+from server.match.records import StoredSeat
+from server.match.settings import MatchSettings
 from server.storage import (
     APPLICATION_ID,
     FILE_NAME,
@@ -25,28 +29,34 @@ from server.storage import (
     StorageError,
 )
 
-RULESET = {"name": "standard", "removed": {"2": 4}, "nested": [1, 2, {"x": None}]}
+SETTINGS_FIELDS = {f.name for f in dataclasses.fields(MatchSettings)}
+#: a house ruleset (R30), so that its every number must come back as stored
+RULESET = {"name": "short", "reveal_size": 3, "removed": {"4": 30}}
 
 
-def match_row(match_id: str = "m1", **changes: object) -> MatchRow:
-    """A stored match with every field set to something distinctive."""
-    fields: dict[str, object] = {
-        "id": match_id,
+def match_row(match_id: str = "m1", **changes: Any) -> MatchRow:
+    """A stored match with every field set to something distinctive; ``changes``
+    may name the row's fields and its settings' alike."""
+    settings: dict[str, Any] = {
         "name": "Friday — tulips 🌷",
-        "host": "p1",
-        "ruleset_name": "standard",
-        "ruleset": RULESET,
-        "seats": [{"player": "p1", "bot": None}, {"player": None, "bot": "hard"}],
+        "ruleset_name": "short",
+        "ruleset": ruleset_from_mapping(RULESET),
         "join_code": "secret code",
         "turn_timer": 30.5,
         "first_seat": 1,
+    }
+    fields: dict[str, Any] = {
+        "id": match_id,
+        "host": "p1",
+        "seats": (StoredSeat(player="p1"), StoredSeat(bot="hard")),
         "seed": None,
         "status": "open",
         "created": 1700000000.25,
         "finished": None,
     }
-    fields.update(changes)
-    return MatchRow(**fields)  # type: ignore[arg-type]
+    for key, value in changes.items():
+        (settings if key in SETTINGS_FIELDS else fields)[key] = value
+    return MatchRow(settings=MatchSettings(**settings), **fields)
 
 
 @contextlib.asynccontextmanager

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server import tls
 from server.app import TulipsServer
 from server.config import ServerConfig
+from server.lan import tls
 from server.web import WebFront
 
 

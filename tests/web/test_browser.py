@@ -56,11 +56,12 @@ async def play_a_move(f: Front, page: Page) -> None:
     mark = len(page.frames)
     await page.type("\r")  # four seats, three bots: it starts at once
     await page.wait_for_text(" secret · ", since=mark)  # the opening choices
-    (room,) = f.server.lobby.rooms.values()
-    assert room.match is not None
+    (actor,) = f.server.lobby.matches.values()
+    dealt = actor.core.match
+    assert dealt is not None
     mark = len(page.frames)
     await page.type("1")
-    await wait_until(lambda: any(seat == 0 for seat, _ in room.match.history))  # type: ignore[union-attr]
+    await wait_until(lambda: any(seat == 0 for seat, _ in dealt.history))
     await page.wait_for_text("You put", since=mark)  # the move, as the table tells it
     await page.wait_for_text("You drew", since=mark)  # and play comes round to us
 

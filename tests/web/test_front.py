@@ -78,8 +78,8 @@ async def test_a_reloaded_tab_is_back_in_its_seat() -> None:
             assert not alive(first)
             assert list(tokens(f).values()) == [token]
             player = f.server.lobby.players.by_token(token)
-            (room,) = f.server.lobby.rooms.values()
-            assert player is not None and room.seat_of(player) == 0
+            (match,) = f.server.lobby.matches.values()
+            assert player is not None and match.core.seat_of(player.id) == 0
 
 
 async def test_another_key_is_another_player() -> None:

@@ -1,8 +1,11 @@
 """Durable storage: SQLite (standard library, WAL mode) in the data directory.
 
 What is stored is what rebuilds everything else: players (with token
-*hashes*), each match's settings, seed and seats, and the ordered actions.
-A match's state is never stored; it is replayed through the engine.
+*hashes*), each match's settings (one JSON value, as
+:meth:`~server.match.settings.MatchSettings.to_data` gives it), seed and
+seats, and the ordered actions. A match's state is never stored; it is
+replayed through the engine. What to store is the match's to say
+(:mod:`server.match.records`); :meth:`Storage.write` turns it into SQL.
 
 Writes go through one writer thread that takes every pending write, commits
 them in one transaction (group commit), and only then resolves the awaiting
@@ -41,6 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import StorageError
+from ..match.records import AppendAction, ForgetOpenMatch, MatchRow, SaveMatch, StoredSeat, Write
+from ..match.settings import MatchSettings, SettingsError
+
 __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
@@ -54,7 +61,7 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 FILE_NAME = "tulips.sqlite3"
 #: KiB of page cache per SQLite connection (SQLite's default is 2,000)
 PAGE_CACHE_KIB = 512
@@ -107,11 +114,40 @@ _MIGRATIONS: dict[int, str] = {
     4: """
     ALTER TABLE actions ADD COLUMN played_by TEXT;
     """,
+    # A match's settings in one column, as the server holds them: one JSON value
+    # (MatchSettings.to_data), not seven columns. A row whose old columns cannot
+    # make settings keeps them as stored, under "damaged", and is read as damaged.
+    5: """
+    CREATE TABLE matches_new (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL REFERENCES players(id),
+        settings TEXT NOT NULL,           -- JSON: MatchSettings.to_data()
+        seats TEXT NOT NULL,              -- JSON: per seat {player, bot, left}
+        seed INTEGER,                     -- set when the match starts
+        salt BLOB,                        -- open box (R27): set with the seed
+        status TEXT NOT NULL,
+        created REAL NOT NULL,
+        finished REAL
+    );
+    INSERT INTO matches_new (id, host, settings, seats, seed, salt, status, created, finished)
+    SELECT id, host,
+        CASE WHEN typeof(name) = 'text' AND typeof(ruleset_name) = 'text'
+            AND typeof(ruleset) = 'text' AND json_valid(ruleset)
+            AND typeof(join_code) IN ('null', 'text')
+            AND typeof(turn_timer) IN ('null', 'real', 'integer')
+            AND typeof(first_seat) IN ('null', 'integer')
+        THEN json_object('name', name, 'ruleset_name', ruleset_name, 'ruleset', json(ruleset),
+            'join_code', join_code, 'turn_timer', turn_timer, 'first_seat', first_seat,
+            'open_box', json(CASE WHEN open_box THEN 'true' ELSE 'false' END))
+        ELSE json_object('damaged', 'its settings did not read in schema 4')
+        END,
+        seats, seed, salt, status, created, finished
+    FROM matches;
+    DROP TABLE matches;
+    ALTER TABLE matches_new RENAME TO matches;
+    CREATE INDEX matches_by_status ON matches(status, created);
+    """,
 }
-
-
-class StorageError(Exception):
-    """The data directory cannot be used, or a write failed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,29 +157,6 @@ class PlayerRow:
     id: str
     name: str
     token_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class MatchRow:
-    """A stored match: settings, seats, seed and status (actions apart)."""
-
-    id: str
-    name: str
-    host: str
-    ruleset_name: str
-    ruleset: dict[str, Any]
-    seats: list[dict[str, Any]]
-    join_code: str | None
-    turn_timer: float | None
-    first_seat: int | None
-    seed: int | None
-    status: str
-    created: float
-    finished: float | None = None
-    #: the host chose an open box (R27): once finished, seed and actions are published
-    open_box: bool = False
-    #: open box: the salt of the seed commitment, stored with the seed
-    salt: bytes | None = None
 
 
 _Write = tuple[str, Sequence[Any]]
@@ -437,41 +450,18 @@ class Storage:
         """Queue ``when`` as the time the player was last connected, without waiting."""
         return self._submit([("UPDATE players SET last_seen = ? WHERE id = ?", (when, player_id))])
 
+    def write(self, writes: Sequence[Write]) -> asyncio.Future[Any]:
+        """Queue a match's writes as one job, behind every write queued before;
+        the future is done once they are all on disk (or failed together)."""
+        return self._submit([_sql(write) for write in writes])
+
     async def save_match(self, row: MatchRow) -> None:
         """Store a match's settings, seats, seed and status."""
-        await self.save_match_soon(row)
+        await self.write([SaveMatch(row)])
 
-    def save_match_soon(self, row: MatchRow) -> asyncio.Future[None]:
+    def save_match_soon(self, row: MatchRow) -> asyncio.Future[Any]:
         """Queue the match's row without waiting; later writes commit after it."""
-        return self._submit(
-            [
-                (
-                    "INSERT INTO matches (id, name, host, ruleset_name, ruleset, seats, join_code,"
-                    " turn_timer, first_seat, seed, status, created, finished, open_box, salt)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT(id) DO UPDATE SET seats = excluded.seats, seed = excluded.seed,"
-                    " status = excluded.status, finished = excluded.finished, host = excluded.host,"
-                    " salt = excluded.salt",
-                    (
-                        row.id,
-                        row.name,
-                        row.host,
-                        row.ruleset_name,
-                        json.dumps(row.ruleset),
-                        json.dumps(row.seats),
-                        row.join_code,
-                        row.turn_timer,
-                        row.first_seat,
-                        row.seed,
-                        row.status,
-                        row.created,
-                        row.finished,
-                        int(row.open_box),
-                        row.salt,
-                    ),
-                )
-            ]
-        )
+        return self.write([SaveMatch(row)])
 
     async def append_action(
         self,
@@ -483,15 +473,7 @@ class Storage:
     ) -> None:
         """Store one accepted action, and who chose it if the seat's own player
         did not (``event.by``); returns once it is on disk."""
-        await self._write(
-            [
-                (
-                    "INSERT INTO actions (match_id, idx, seat, action, played_by)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (match_id, index, seat, json.dumps(action, separators=(",", ":")), played_by),
-                )
-            ]
-        )
+        await self.write([AppendAction(match_id, index, seat, action, played_by)])
 
     async def forget_players(self, ids: Sequence[str], before: float) -> int:
         """Delete these players if they were still last connected before ``before``
@@ -510,9 +492,7 @@ class Storage:
     def forget_open_match(self, match_id: str) -> asyncio.Future[None]:
         """Delete a match that never started (it has no actions), after the writes
         queued before it; a match that has started is left alone."""
-        return self._submit(
-            [("DELETE FROM matches WHERE id = ? AND status = 'open' AND seed IS NULL", (match_id,))]
-        )
+        return self.write([ForgetOpenMatch(match_id)])
 
     # -- reads (at start-up, and for replays) ------------------------------------------
 
@@ -586,8 +566,7 @@ class Storage:
         row is left out, with a log line)."""
         marks = ",".join("?" * len(statuses))
         rows = self._rows(
-            "SELECT id, name, host, ruleset_name, ruleset, seats, join_code, turn_timer,"
-            " first_seat, seed, status, created, finished, open_box, salt FROM matches"
+            "SELECT id, host, settings, seats, seed, salt, status, created, finished FROM matches"
             f" WHERE status IN ({marks}) ORDER BY created DESC LIMIT ?",
             (*statuses, limit),
         )
@@ -721,28 +700,66 @@ def _player_row(row: tuple[Any, ...]) -> PlayerRow | None:
 
 def _match_row(row: tuple[Any, ...]) -> MatchRow:
     """A ``matches`` row read back, every column checked for its type."""
-    (match_id, name, host, ruleset_name, ruleset, seats) = row[:6]
-    (join_code, turn_timer, first_seat, seed, status, created, finished) = row[6:13]
-    (open_box, salt) = row[13:]
-    seats = _json(seats, list, "seats")
-    if not all(isinstance(seat, dict) for seat in seats):
-        raise _Damaged("seats is not a list of maps")
+    (match_id, host, settings, seats, seed, salt, status, created, finished) = row
+    try:
+        stored = [StoredSeat.from_data(seat) for seat in _json(seats, list, "seats")]
+    except (ValueError, AttributeError) as exc:
+        raise _Damaged(f"seats: {exc}") from None
+    try:
+        read = MatchSettings.from_data(_json(settings, dict, "settings"))
+    except _Damaged:
+        raise
+    except (SettingsError, ValueError) as exc:  # the ruleset's own errors are ValueErrors
+        raise _Damaged(f"settings: {exc}") from None
     return MatchRow(
         id=_text(match_id, "id"),
-        name=_text(name, "name"),
         host=_text(host, "host"),
-        ruleset_name=_text(ruleset_name, "ruleset_name"),
-        ruleset=_json(ruleset, dict, "ruleset"),
-        seats=seats,
-        join_code=_text(join_code, "join_code", null=True),
-        turn_timer=_number(turn_timer, "turn_timer", null=True),
-        first_seat=_whole(first_seat, "first_seat", null=True),
+        settings=read,
+        seats=tuple(stored),
         seed=_whole(seed, "seed", null=True),
         status=_text(status, "status"),
         created=_number(created, "created"),
         finished=_number(finished, "finished", null=True),
-        open_box=_whole(open_box, "open_box") != 0,
         salt=_blob(salt, "salt", null=True),
+    )
+
+
+def _sql(write: Write) -> _Write:
+    """The statement that stores one of a match's writes."""
+    if isinstance(write, AppendAction):
+        return (
+            "INSERT INTO actions (match_id, idx, seat, action, played_by) VALUES (?, ?, ?, ?, ?)",
+            (
+                write.match_id,
+                write.index,
+                write.seat,
+                json.dumps(write.action, separators=(",", ":")),
+                write.by,
+            ),
+        )
+    if isinstance(write, SaveMatch):
+        row = write.row
+        return (
+            "INSERT INTO matches (id, host, settings, seats, seed, salt, status, created, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+            " host = excluded.host, seats = excluded.seats, seed = excluded.seed,"
+            " salt = excluded.salt, status = excluded.status, finished = excluded.finished",
+            (
+                row.id,
+                row.host,
+                json.dumps(row.settings.to_data(), separators=(",", ":")),
+                json.dumps([seat.to_data() for seat in row.seats], separators=(",", ":")),
+                row.seed,
+                row.salt,
+                row.status,
+                row.created,
+                row.finished,
+            ),
+        )
+    assert isinstance(write, ForgetOpenMatch)
+    return (
+        "DELETE FROM matches WHERE id = ? AND status = 'open' AND seed IS NULL",
+        (write.match_id,),
     )
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from protocol import SUPPORTED_VERSIONS
 from protocol.lan import SERVICE_TYPE, Announcement
 
-from .room import Room, RoomStatus
+from ..match.info import MatchInfo, Status
 
 if TYPE_CHECKING:  # zeroconf is imported only by a server that announces
     from zeroconf import ServiceInfo
@@ -91,28 +91,28 @@ def _interface_addresses(*, ipv6: bool) -> list[str]:
 
 
 def lobby_announcement(
-    rooms: Iterable[Room], players: int, *, fingerprint: str | None, tls: bool
+    matches: Iterable[MatchInfo], players: int, *, fingerprint: str | None, tls: bool
 ) -> Announcement:
-    """What the TXT record says about a lobby with these rooms and connected players.
+    """What the TXT record says about a lobby with these matches and connected players.
 
     Open seats are the free seats of open matches without a join code: the
     seats anyone on the LAN could take now."""
-    open_matches = open_seats = matches = 0
-    for room in rooms:
-        if room.status is RoomStatus.FINISHED:
+    open_matches = open_seats = count = 0
+    for match in matches:
+        if match.status is Status.FINISHED:
             continue
-        matches += 1
-        if room.status is RoomStatus.OPEN:
+        count += 1
+        if match.status is Status.OPEN:
             open_matches += 1
-            if room.settings.join_code is None:
-                open_seats += sum(1 for s in room.seats if not s.is_bot and s.player is None)
+            if match.settings.join_code is None:
+                open_seats += match.free_seats
     return Announcement(
         versions=tuple(SUPPORTED_VERSIONS),
         tls=tls,
         fingerprint=fingerprint,
         open_seats=open_seats,
         open_matches=open_matches,
-        matches=matches,
+        matches=count,
         players=players,
     )
 

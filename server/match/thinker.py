@@ -1,10 +1,6 @@
-"""Bots that play a seat in the server, each deciding from its own seat's
-observation only (never the match itself).
-
-*easy* plays at random, *medium* looks one action ahead, *hard* searches
-sampled deals for a time budget (engine/bots/search.py). Quick decisions are made
-on the event loop; a hard bot's search runs in a worker process, so however
-long it thinks, other matches keep their latency.
+"""Bot decisions for the match actors: quick ones on the event loop, a hard
+bot's search in a worker process, so however long it thinks, other matches
+keep their latency. Each decision is made from one seat's observation only.
 
 If those worker processes die (killed, out of memory: the pool is broken), a
 bot of another strength steps in: a *medium* bot decides the hard bot's moves,
@@ -15,8 +11,6 @@ hard decision asked for :attr:`Thinker.retry_after` seconds later.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import logging
 import math
 import multiprocessing
@@ -25,46 +19,21 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 
-from engine import Action, Match, observe
+from engine import Action, Observation
 from engine.bots.policies import Policy, medium_policy, random_policy
 from engine.bots.search import DEFAULT_BUDGET_MS, hard_policy
 
-__all__ = ["QUICK", "STRENGTHS", "Bot", "Thinker"]
+from .bots import Bot
+
+__all__ = ["QUICK", "Thinker"]
 
 #: Strengths decided on the event loop (well under a millisecond on average).
 QUICK: dict[str, Policy] = {"easy": random_policy, "medium": medium_policy}
-#: Every strength a host may ask for.
-STRENGTHS: tuple[str, ...] = ("easy", "medium", "hard")
 #: Who decides for a hard bot whose search cannot run.
 STAND_IN: Policy = medium_policy
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class Bot:
-    """One bot at one seat, with its own seeded generator."""
-
-    strength: str
-    rng: random.Random
-
-    @classmethod
-    def for_seat(cls, strength: str, match_id: str, seat: int, secret: bytes) -> Bot:
-        """A bot for this match and seat, its generator seeded with
-        HMAC-SHA-256(``secret``, ``"<match_id>:<seat>"``).
-
-        ``secret`` is the server's own (made at start, never sent): the same
-        server gives the same bot the same generator, but nobody who knows only
-        the public match id can predict its choices.
-        """
-        if strength not in STRENGTHS:
-            raise ValueError(f"unknown bot strength {strength!r}")
-        if len(secret) < 16:
-            raise ValueError("a bot secret needs at least 16 bytes")
-        digest = hmac.new(secret, f"{match_id}:{seat}".encode(), hashlib.sha256).digest()
-        return cls(strength, random.Random(int.from_bytes(digest, "big")))
 
 
 class Thinker:
@@ -91,9 +60,8 @@ class Thinker:
         self._no_pool_until = -math.inf  # time.monotonic() before which none is started
         self._closed = False
 
-    async def decide(self, bot: Bot, match: Match, seat: int) -> Action:
-        """The bot's action for ``seat``, from that seat's observation."""
-        observation = observe(match, seat)
+    async def decide(self, bot: Bot, observation: Observation) -> Action:
+        """The bot's action, from its seat's ``observation``."""
         quick = QUICK.get(bot.strength)
         if quick is not None:
             return quick(observation, bot.rng)

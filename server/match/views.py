@@ -3,37 +3,40 @@ turned into wire messages, and wire actions into engine actions.
 
 Every frame a player receives about a match is built here from that seat's
 :func:`engine.observe` or :func:`engine.project_event` — never from the match
-itself — so nothing R26 hides can reach the wire.
+itself — so nothing R26 hides can reach the wire. Everything here takes plain
+values (an observation, events, a seat's facts), never a match's owner.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 import engine
 import protocol as wire
-from engine import all_cards, observe, project_event
+from engine import all_cards, project_event
 from engine import events as ev
-from engine.observation import prompt_choices
+from protocol.limits import MAX_REPLAY_EVENTS
 
-from .commitment import commitment
-
-if TYPE_CHECKING:
-    from .room import Room
+from .seats import Seat
+from .settings import MatchSettings
 
 __all__ = [
     "EventFrames",
     "action_from_wire",
     "action_to_wire",
     "event_to_wire",
+    "joined_frame",
+    "match_removed_frame",
     "match_update_frame",
+    "played_by",
+    "points_to_wire",
     "prompt_frame",
+    "replay_page",
     "scoring_to_wire",
-    "seed_commitment",
+    "seat_info",
     "snapshot",
-    "snapshot_frame",
     "state_to_wire",
     "summary",
     "timers_frame",
@@ -291,114 +294,106 @@ def points_to_wire(rules: engine.Ruleset, players: int) -> wire.Points:
 
 
 def snapshot(
-    room: Room, seat: int | None, request_id: wire.RequestId | None = None
+    match_id: str,
+    seq: int,
+    seat: int | None,
+    view: engine.Observation,
+    request_id: wire.RequestId | None = None,
 ) -> wire.Snapshot:
-    """Everything ``seat`` may see of the room's match now."""
-    assert room.match is not None
+    """Everything ``seat`` may see of the match after its first ``seq`` events:
+    ``view`` is that seat's observation (a spectator's for None)."""
     return wire.Snapshot(
-        id=request_id,
-        match=room.id,
-        seq=len(room.log),
-        seat=seat,
-        state=state_to_wire(observe(room.match, seat)),
+        id=request_id, match=match_id, seq=seq, seat=seat, state=state_to_wire(view)
     )
 
 
-def snapshot_frame(room: Room, seat: int | None) -> bytes:
-    """:func:`snapshot`, encoded."""
-    return wire.encode(snapshot(room, seat))
-
-
-def prompt_frame(room: Room, seat: int, deadline: float | None) -> bytes:
+def prompt_frame(
+    match_id: str,
+    seq: int,
+    seat: int,
+    legal: Sequence[engine.Action],
+    points: Sequence[int],
+    deadline: float | None,
+) -> bytes:
     """The prompt for ``seat``: its legal actions and what each scores at once
     (R14–R17), as that seat's observation has them, encoded."""
-    assert room.match is not None
-    legal, points = prompt_choices(room.match, seat)
     return wire.encode(
         wire.Prompt(
-            match=room.id,
-            seq=len(room.log),
+            match=match_id,
+            seq=seq,
             seat=seat,
             actions=tuple([action_to_wire(a) for a in legal]),
             deadline=deadline,
-            points=points,
+            points=tuple(points),
         )
     )
 
 
-def status(room: Room) -> Any:
-    """The room's status in its wire spelling."""
-    return room.status.value
+def seat_info(seat: Seat, connected: bool, bot_in: float | None) -> wire.SeatInfo:
+    """One seat as the lobby lists it: ``connected`` whether its player has a
+    connection in the match, ``bot_in`` the grace period's seconds left."""
+    if seat.is_bot:
+        strength = cast(Any, seat.bot.strength if seat.bot is not None else None)
+        return wire.SeatInfo(
+            seat=seat.index, kind="bot", name=f"bot {seat.index}", strength=strength, connected=True
+        )
+    if seat.player is not None:
+        return wire.SeatInfo(
+            seat=seat.index,
+            kind="human",
+            name=seat.player.name,
+            connected=connected and not seat.autopilot,
+            bot_in=bot_in,
+            stand_in=seat.autopilot,
+        )
+    return wire.SeatInfo(seat=seat.index, kind="empty")
 
 
-def summary(room: Room) -> wire.MatchSummary:
-    """The room as the lobby lists it."""
-    seats = []
-    for slot in room.seats:
-        if slot.is_bot:
-            strength = cast(Any, slot.bot.strength if slot.bot is not None else None)
-            seats.append(
-                wire.SeatInfo(
-                    seat=slot.seat,
-                    kind="bot",
-                    name=f"bot {slot.seat}",
-                    strength=strength,
-                    connected=True,
-                )
-            )
-        elif slot.player is not None:
-            seats.append(
-                wire.SeatInfo(
-                    seat=slot.seat,
-                    kind="human",
-                    name=slot.player.name,
-                    connected=room.connected(slot.seat) and not slot.autopilot,
-                    bot_in=room.grace_left(slot.seat),
-                    stand_in=slot.autopilot,
-                )
-            )
-        else:
-            seats.append(wire.SeatInfo(seat=slot.seat, kind="empty"))
+def summary(
+    match_id: str,
+    settings: MatchSettings,
+    status: str,
+    host: str,
+    seats: Iterable[wire.SeatInfo],
+    commitment: str | None,
+    node: str | None,
+) -> wire.MatchSummary:
+    """A match as the lobby lists it; ``host`` is the host's name, ``status``
+    its wire spelling, ``commitment`` an open box's seed commitment once dealt."""
     return wire.MatchSummary(
-        match=room.id,
-        name=room.settings.name,
-        status=status(room),
+        match=match_id,
+        name=settings.name,
+        status=cast(Any, status),
         seats=tuple(seats),
-        host=room.host.name,
-        has_join_code=room.settings.join_code is not None,
-        ruleset=room.settings.ruleset_name,
-        turn_timer=room.settings.turn_timer,
-        open_box=room.settings.open_box,
-        seed_commitment=seed_commitment(room),
-        node=room.services.node,
+        host=host,
+        has_join_code=settings.join_code is not None,
+        ruleset=settings.ruleset_name,
+        turn_timer=settings.turn_timer,
+        open_box=settings.open_box,
+        seed_commitment=commitment,
+        node=node,
     )
 
 
-def timers_frame(room: Room) -> bytes:
-    """Every running turn timer as a ``turn_timer`` notice, encoded. It is
-    public: whose turn it is is (R24), and a number of seconds shows no card."""
+def timers_frame(match_id: str, seq: int, timers: Mapping[int, float]) -> bytes:
+    """Every running turn timer (seconds left, by seat) as a ``turn_timer``
+    notice, encoded. It is public: whose turn it is is (R24), and a number of
+    seconds shows no card."""
     return wire.encode(
         wire.TurnTimer(
-            match=room.id,
-            seq=len(room.log),
+            match=match_id,
+            seq=seq,
             timers=tuple(
                 wire.SeatTimer(seat=seat, seconds=seconds)
-                for seat, seconds in room.timers().items()
+                for seat, seconds in sorted(timers.items())
             ),
         )
     )
 
 
-def seed_commitment(room: Room) -> str | None:
-    """An open-box match's commitment to its seed, once dealt (R27); else None."""
-    if not room.settings.open_box or room.match is None or room.salt is None:
-        return None
-    return commitment(room.salt, room.match.seed)
-
-
-def match_update_frame(room: Room) -> bytes:
-    """The room's summary as a ``match_update``, encoded."""
-    return wire.encode(wire.MatchUpdate(match=summary(room)))
+def match_update_frame(summary: wire.MatchSummary) -> bytes:
+    """A summary as a ``match_update``, encoded."""
+    return wire.encode(wire.MatchUpdate(match=summary))
 
 
 def match_removed_frame(match_id: str) -> bytes:
@@ -406,7 +401,47 @@ def match_removed_frame(match_id: str) -> bytes:
     return wire.encode(wire.MatchRemoved(match=match_id))
 
 
-def new_host_frame(room: Room, seat: int) -> bytes:
-    """An unasked ``joined`` telling the player in ``seat`` that they host the
-    room now (its host left while it was open), encoded."""
-    return wire.encode(wire.Joined(match=room.id, seat=seat, host=True))
+def joined_frame(match_id: str, seat: int | None, host: bool) -> bytes:
+    """An unasked ``joined``: a resumed seat, or (``host`` True) a player who
+    hosts the open match now because its host left, encoded."""
+    return wire.encode(wire.Joined(match=match_id, seat=seat, host=host))
+
+
+def replay_page(
+    request_id: wire.RequestId | None,
+    match_id: str,
+    status: str,
+    settings: MatchSettings,
+    players: int,
+    seat: int | None,
+    log: Sequence[engine.Event],
+    marks: Mapping[int, wire.PlayedBy],
+    from_seq: int,
+    published: engine.Match | None,
+    salt: bytes | None,
+) -> wire.ReplayPage:
+    """One page of a match's record from event ``from_seq``, as ``seat`` saw
+    it (None: as a spectator did); ``published`` is the match itself once an
+    open box publishes its seed and actions (R27), else None."""
+    start = from_seq - 1
+    page = log[start : start + MAX_REPLAY_EVENTS]
+    more = start + len(page) < len(log)
+    return wire.ReplayPage(
+        id=request_id,
+        match=match_id,
+        status=cast(Any, status),
+        ruleset=settings.ruleset_name,
+        from_seq=from_seq,
+        events=tuple(event_to_wire(project_event(e, seat)) for e in page),
+        next_seq=from_seq + len(page) if more else None,
+        by=played_by(marks, from_seq, len(page)),
+        points=points_to_wire(settings.ruleset, players),
+        seat=seat,
+        seed=published.seed if published is not None else None,
+        salt=salt.hex() if published is not None and salt is not None else None,
+        first_seat=settings.first_seat if published is not None else None,
+        actions=tuple(
+            wire.SeatAction(seat=actor, action=action_to_wire(action))
+            for actor, action in (published.history if published is not None else ())
+        ),
+    )

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from protocol.lan import fingerprint
 
-from .config import ServerConfig
+from ..config import ServerConfig
 
 __all__ = ["CERT_FILE", "KEY_FILE", "TlsError", "TlsSetup", "from_config", "load", "self_signed"]
 

@@ -1,0 +1,298 @@
+"""One task per match: the actor that runs its core.
+
+A :class:`MatchActor` takes commands from its mailbox one at a time, hands
+each to its :class:`~server.match.core.MatchCore` with the time, and carries
+out what the core asks, in order: it writes to storage (and, for a waiting
+store, tells the core how it went before doing anything else), sends frames,
+sets and cancels timers, asks bots. Requests, timers, bots and departures all
+come through the same mailbox, so nothing changes the match while it waits
+for the disk, and a bot's answer or a timer that fires meanwhile is judged by
+the core against the match as it is when its turn comes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import protocol as wire
+
+from .commands import BotDecided, Command, ConnId, Halt, Stored, Tick
+from .core import MatchCore
+from .info import MatchInfo
+from .outputs import (
+    AskBot,
+    CancelTimer,
+    Changed,
+    Entered,
+    Exited,
+    Gone,
+    Output,
+    Rematch,
+    Reply,
+    Send,
+    SetTimer,
+    Store,
+)
+from .records import Write
+from .thinker import Thinker
+
+__all__ = ["MatchActor", "MatchHost", "MatchStore"]
+
+log = logging.getLogger(__name__)
+
+
+class MatchHost(Protocol):
+    """What a match's actor needs from the server around it."""
+
+    def deliver(self, to: Sequence[ConnId], frames: Sequence[bytes]) -> None:
+        """Queue ``frames`` for each of these connections (gone ones are skipped)."""
+        ...
+
+    def changed(self, info: MatchInfo) -> None:
+        """The match as others see it changed."""
+        ...
+
+    def entered(self, conn: ConnId, match_id: str) -> None:
+        """The connection is in the match now."""
+        ...
+
+    def exited(self, conn: ConnId, match_id: str) -> None:
+        """The connection is no longer in the match."""
+        ...
+
+    def rematch(self, match_id: str, rematch: Rematch) -> None:
+        """The match asks for its rematch (opened now, if ``rematch.opened``)."""
+        ...
+
+    def gone(self, match_id: str) -> None:
+        """The match has nobody left to wait for: forget it."""
+        ...
+
+
+class MatchStore(Protocol):
+    """Where a match's writes go: in order, each batch whole or not at all."""
+
+    def write(self, writes: Sequence[Write]) -> asyncio.Future[Any]:
+        """Queue the writes; the future is done once they are on disk (or failed)."""
+        ...
+
+
+class MatchActor:
+    """Runs one :class:`MatchCore`: ``await call(command)`` for a request,
+    :meth:`post` for what need not wait; :meth:`halt`, then :meth:`stop`."""
+
+    def __init__(
+        self,
+        core: MatchCore,
+        host: MatchHost,
+        thinker: Thinker,
+        store: MatchStore | None = None,
+    ) -> None:
+        self.core = core
+        self.id = core.id
+        self._host = host
+        self._thinker = thinker
+        self._store = store
+        self._loop = asyncio.get_running_loop()
+        self._mailbox: collections.deque[tuple[Command, asyncio.Future[list[Output]] | None]] = (
+            collections.deque()
+        )
+        self._wake: asyncio.Future[None] | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._thinking: set[asyncio.Task[None]] = set()
+        self._busy = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._stopped = False
+        self._task = self._loop.create_task(self._run(), name=f"match {self.id}")
+
+    def __repr__(self) -> str:
+        return f"<MatchActor {self.id}>"
+
+    @property
+    def info(self) -> MatchInfo:
+        """The match as others see it, as its core last said."""
+        return self.core.info
+
+    # -- the mailbox -------------------------------------------------------------------
+
+    async def call(self, command: Command) -> list[Output]:
+        """Hand the match ``command`` and wait until it is carried out; returns
+        what the core asked for (its answer included). If the caller is
+        cancelled meanwhile, the command is still carried out."""
+        if self._stopped:
+            return []
+        done: asyncio.Future[list[Output]] = self._loop.create_future()
+        self._put(command, done)
+        return await done
+
+    def post(self, command: Command) -> None:
+        """Hand the match ``command`` without waiting for it."""
+        if not self._stopped:
+            self._put(command, None)
+
+    def _put(self, command: Command, done: asyncio.Future[list[Output]] | None) -> None:
+        self._mailbox.append((command, done))
+        self._idle.clear()
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def _run(self) -> None:
+        mailbox = self._mailbox
+        while True:
+            if not mailbox:
+                self._idle.set()
+                self._wake = self._loop.create_future()
+                await self._wake
+                self._wake = None
+                continue
+            command, done = mailbox.popleft()
+            carried: list[Output] = []
+            self._busy = True
+            try:
+                await self._carry_out(command, carried)
+            except asyncio.CancelledError:  # stopped: whoever waits is not kept waiting
+                if done is not None and not done.done():
+                    done.set_result(carried)
+                raise
+            except Exception:  # a bug must not take every other command of the match down
+                log.exception("match %s: %s failed", self.id, type(command).__name__)
+            finally:
+                self._busy = False
+            if done is not None and not done.done():
+                done.set_result(carried)
+
+    async def _carry_out(self, command: Command, carried: list[Output]) -> None:
+        core = self.core
+        outputs = core.handle(command, self._loop.time(), time.time())
+        while outputs:
+            carried.extend(outputs)
+            last = outputs[-1]
+            for output in outputs:
+                self._do(output)
+            if isinstance(last, Store) and last.wait:
+                error = await self._write(last.writes)
+                outputs = core.handle(Stored(error), self._loop.time(), time.time())
+            else:
+                outputs = []
+
+    def _do(self, output: Output) -> None:
+        """Carry out one output (a waiting store is awaited by the caller)."""
+        host = self._host
+        match output:
+            case Send(to, frames):
+                host.deliver(to, frames)
+            case Reply(conn, message):
+                host.deliver((conn,), (wire.encode(message),))
+            case Store(writes, wait):
+                if not wait:
+                    self._write_soon(writes)
+            case SetTimer(name, at):
+                old = self._timers.pop(name, None)
+                if old is not None:
+                    old.cancel()
+                self._timers[name] = self._loop.call_at(at, self._fire, name)
+            case CancelTimer(name):
+                handle = self._timers.pop(name, None)
+                if handle is not None:
+                    handle.cancel()
+            case AskBot():
+                task = self._loop.create_task(self._think(output))
+                self._thinking.add(task)
+                task.add_done_callback(self._thinking.discard)
+            case Changed(info):
+                host.changed(info)
+            case Entered(conn):
+                host.entered(conn, self.id)
+            case Exited(conn):
+                host.exited(conn, self.id)
+            case Rematch():
+                host.rematch(self.id, output)
+            case Gone():
+                host.gone(self.id)
+
+    async def _write(self, writes: Sequence[Write]) -> Exception | None:
+        """Store ``writes``; None once they are on disk, else why not."""
+        if self._store is None:
+            return None
+        try:
+            await self._store.write(writes)
+        except Exception as exc:  # StorageError, or a closed store: told to the core
+            return exc
+        return None
+
+    def _write_soon(self, writes: Sequence[Write]) -> None:
+        if self._store is None:
+            return
+        try:
+            future = self._store.write(writes)
+        except Exception as exc:
+            log.error("match %s: could not queue a write: %s", self.id, exc)
+            return
+        future.add_done_callback(self._log_failure)
+
+    def _log_failure(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.error("match %s: could not store its state: %s", self.id, future.exception())
+
+    def _fire(self, name: str) -> None:
+        self._timers.pop(name, None)
+        self.post(Tick(name))
+
+    async def _think(self, ask: AskBot) -> None:
+        if ask.delay > 0:
+            await asyncio.sleep(ask.delay)
+        else:
+            await asyncio.sleep(0)  # let other matches go first
+        try:
+            action = await self._thinker.decide(ask.bot, ask.observation)
+        except Exception:  # a bot must never take the match down
+            log.exception("match %s: the bot at seat %d failed", self.id, ask.seat)
+            return
+        self.post(BotDecided(ask.seat, ask.decision, action))
+
+    # -- stopping ---------------------------------------------------------------------
+
+    def halt(self) -> None:
+        """The server is stopping: once what is already in the mailbox is carried
+        out, the match takes no more actions and its timers and bots stop."""
+        self.post(Halt())
+
+    @property
+    def idle(self) -> bool:
+        """Whether nothing is waiting in the mailbox or being carried out."""
+        return not self._mailbox and not self._busy
+
+    async def settled(self) -> None:
+        """Wait until the mailbox is empty and nothing is being carried out
+        (a store the match waits for included)."""
+        await self._idle.wait()
+
+    async def stop(self) -> None:
+        """End the actor: its timers and bots first, then its task (whatever
+        it is waiting for); later commands are dropped."""
+        self._stopped = True
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        for task in list(self._thinking):
+            task.cancel()
+        self._task.cancel()
+        for pending in [self._task, *self._thinking]:
+            try:
+                await pending
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # pragma: no cover - _run logs its own
+                log.exception("match %s: stopping failed", self.id)
+        for _, done in self._mailbox:
+            if done is not None and not done.done():
+                done.set_result([])
+        self._mailbox.clear()
+        self._idle.set()

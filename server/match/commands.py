@@ -1,0 +1,242 @@
+"""What a match core is told: one command at a time, each a plain value.
+
+Requests come from a connection (``conn``, a number the server gives it) on
+behalf of a person (:class:`Person`), and carry the request's ``id`` to
+answer with (None: a request that needs no answer). The rest come from the
+match's own actor: a timer that fired, a bot's decision, the result of a
+store, a connection that went away. Times are not in the commands: the core
+is handed the time with each one (:meth:`~server.match.core.MatchCore.handle`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import engine
+import protocol as wire
+
+__all__ = [
+    "Act",
+    "Attach",
+    "BotDecided",
+    "Chat",
+    "Command",
+    "ConnId",
+    "Detach",
+    "Halt",
+    "Join",
+    "Leave",
+    "Open",
+    "Person",
+    "PlayAgain",
+    "RematchOpened",
+    "Replay",
+    "Resume",
+    "Start",
+    "Stored",
+    "Sync",
+    "Tick",
+    "Watch",
+]
+
+#: A connection, as the server numbers them.
+ConnId = int
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Who a request is from: a player's id and the name they go by now."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    """The first command of a new match: its host enters (in ``seat``, or
+    watching), once the match is on disk."""
+
+    conn: ConnId
+    person: Person
+    seat: int | None
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Take a seat (``seat``, or the first free one), or take one's own back."""
+
+    conn: ConnId
+    person: Person
+    seat: int | None
+    code: str | None
+    request: wire.RequestId | None
+    #: a rematch's latecomer watches if every seat is taken
+    watch_if_full: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """Follow the match as a spectator."""
+
+    conn: ConnId
+    person: Person
+    code: str | None
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """A returning player's new connection: put them back in their seat
+    (answered with an unasked ``joined``)."""
+
+    conn: ConnId
+    person: Person
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    """A member's connection is gone."""
+
+    conn: ConnId
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Leave the match. ``answer`` False: the player went to another match (on
+    this node, ``conn`` is theirs; on another, None), nothing is answered and
+    nothing waits for the disk."""
+
+    conn: ConnId | None
+    person: Person
+    request: wire.RequestId | None
+    answer: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The host deals, with the seed (and an open box's salt) drawn for it."""
+
+    conn: ConnId
+    person: Person
+    seed: int
+    salt: bytes | None
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A proposed action for the person's seat, naming (``seq``) the prompt it
+    answers; None: whatever decision is open."""
+
+    conn: ConnId
+    person: Person
+    action: engine.Action
+    seq: int | None
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """A fresh snapshot (and prompt) for the connection."""
+
+    conn: ConnId
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A page of the match's record, as the person's seat saw it."""
+
+    conn: ConnId
+    person: Person
+    code: str | None
+    from_seq: int
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A chat line to everyone in the match."""
+
+    conn: ConnId
+    person: Person
+    text: str
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAgain:
+    """Ask for the rematch of a finished match; ``new_id`` is the id a rematch
+    opened now gets."""
+
+    conn: ConnId
+    person: Person
+    new_id: str
+    request: wire.RequestId | None
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOpened:
+    """The rematch this match asked for exists now: its other players are told."""
+
+    rematch: str
+    host: Person
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """A timer the core set has fired."""
+
+    timer: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotDecided:
+    """A bot's answer to :class:`~server.match.outputs.AskBot`."""
+
+    seat: int
+    decision: int
+    action: engine.Action
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """The writes of the last :class:`~server.match.outputs.Store` are on disk
+    (``error`` None), or could not be stored."""
+
+    error: Exception | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The first command of a match rebuilt after a restart: absent players get
+    their grace period, bots carry on, an open match may go."""
+
+
+@dataclass(frozen=True, slots=True)
+class Halt:
+    """The server is stopping: no more actions, timers or bots."""
+
+
+#: Every command a match core takes.
+Command = (
+    Open
+    | Join
+    | Watch
+    | Attach
+    | Detach
+    | Leave
+    | Start
+    | Act
+    | Sync
+    | Replay
+    | Chat
+    | PlayAgain
+    | RematchOpened
+    | Tick
+    | BotDecided
+    | Stored
+    | Resume
+    | Halt
+)
