@@ -8,17 +8,19 @@ answers the decision it names, a player who is back plays their own seat.
 
 from __future__ import annotations
 
+from typing import Any
+
 import protocol as wire
 from server.match import commands as c
 from server.match.info import Status
 from server.match.outputs import AskBot, Entered, Reply, Send, Store
 from server.match.records import AppendAction, SaveMatch
 
-from .core_driver import Driver, fresh_prompt, new_core, seated
+from .core_driver import Conn, Driver, fresh_prompt, new_core, seated
 
 
-def _codes(driver: Driver, conn: object) -> list[str]:
-    return [m["code"] for m in driver.replies(conn) if m["type"] == "error"]  # type: ignore[arg-type]
+def _codes(driver: Driver, conn: Conn) -> list[str]:
+    return [m["code"] for m in driver.replies(conn) if m["type"] == "error"]
 
 
 def test_joined_goes_out_only_once_the_new_match_is_stored() -> None:
@@ -75,13 +77,13 @@ def test_r11_an_opening_act_names_the_opening_prompt_while_others_choose() -> No
     assert driver.replies(bea)[-1]["type"] == "ok"
 
 
-def _to_ada_turn(driver: Driver, ada: object, bea: object) -> dict[str, object]:
+def _to_ada_turn(driver: Driver, ada: Conn, bea: Conn) -> dict[str, Any]:
     """Both players make their openings; the bot too: Ada's first turn prompt."""
     for conn in (ada, bea):
-        prompt = fresh_prompt(conn)  # type: ignore[arg-type]
-        driver.act(conn, prompt["actions"][0], prompt["seq"])  # type: ignore[arg-type]
+        prompt = fresh_prompt(conn)
+        driver.act(conn, prompt["actions"][0], prompt["seq"])
     driver.answer_bots()
-    prompt = fresh_prompt(ada)  # type: ignore[arg-type]
+    prompt = fresh_prompt(ada)
     assert prompt["actions"][0]["kind"] != "opening"
     return prompt
 
