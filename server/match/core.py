@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import protocol as wire
 from engine import Action, EngineError, Event, Match, Ruleset, observe
@@ -66,10 +66,10 @@ from .commands import (
     Watch,
 )
 from .commitment import commitment
+from .decisions import Decisions
 from .info import MatchInfo, Status
 from .outputs import (
     AskBot,
-    CancelTimer,
     Changed,
     Entered,
     Exited,
@@ -79,12 +79,12 @@ from .outputs import (
     RematchPlan,
     Reply,
     Send,
-    SetTimer,
     Store,
 )
 from .records import AppendAction, ForgetOpenMatch, MatchRow, SaveMatch, StoredSeat, Write
 from .seats import Seat
 from .settings import MatchSettings
+from .timers import Timers
 
 __all__ = ["CoreConfig", "MatchCore", "MatchFactory", "deal_match"]
 
@@ -127,25 +127,6 @@ class _Pending:
     undo: Callable[[], None] | None = None
 
 
-@dataclass(slots=True)
-class _Decisions:
-    """The open decisions of a running match, by seat, each named by the
-    ``seq`` at which it opened, and who has been asked to take them."""
-
-    #: seat -> the seq its open decision opened at
-    opened: dict[int, int] = field(default_factory=dict)
-    #: seat -> the seq at which its latest decision was taken
-    taken: dict[int, int] = field(default_factory=dict)
-    #: seat -> the decision its player was prompted for
-    prompted: dict[int, int] = field(default_factory=dict)
-    #: seat -> the decision a bot was asked to take, and its mark (``event.by``)
-    asked: dict[int, tuple[int, PlayedBy | None]] = field(default_factory=dict)
-    #: seat -> the decision whose turn timer ran out: the timer's stand-in takes it
-    timed_out: dict[int, int] = field(default_factory=dict)
-    #: seat -> its running turn timer's name and deadline
-    timers: dict[int, tuple[str, float]] = field(default_factory=dict)
-
-
 class MatchCore:
     """A match with its seats, its members (connections in it now) and its
     host's settings, changed one command at a time (:meth:`handle`)."""
@@ -182,9 +163,8 @@ class MatchCore:
         self.rematch_id: str | None = None
         #: the match as others see it (updated with every :class:`~.outputs.Changed`)
         self.info = self._info(0.0)
-        self._decisions = _Decisions()
-        self._timers: dict[str, float] = {}  #: every timer set, by name: its deadline
-        self._serial = 0  #: makes every timer's name new
+        self._decisions = Decisions()
+        self._timers = Timers()
         self._abandon: str | None = None  #: the open match's countdown to going away
         self._pending: _Pending | None = None
         self._stored: MatchRow | None = None  #: the row last stored (or queued)
@@ -409,7 +389,7 @@ class MatchCore:
         (and the timers and asks that entering cancels)."""
         seats = [seat.copy() for seat in self.seats]
         members, who, host = dict(self.members), dict(self._who), self.host
-        timers, abandon = dict(self._timers), self._abandon
+        timers, abandon = self._timers.copy(), self._abandon
         asked, prompted = dict(self._decisions.asked), dict(self._decisions.prompted)
 
         def undo() -> None:
@@ -442,19 +422,17 @@ class MatchCore:
     # -- timers -------------------------------------------------------------------------
 
     def _set_timer(self, outs: list[Output], kind: str, delay: float) -> str:
-        self._serial += 1
-        name = f"{kind}:{self._serial}"
-        at = self._now + delay
-        self._timers[name] = at
-        outs.append(SetTimer(name, at))
-        return name
+        timer = self._timers.set(kind, self._now + delay)
+        outs.append(timer)
+        return timer.name
 
     def _cancel_timer(self, outs: list[Output], name: str | None) -> None:
-        if name is not None and self._timers.pop(name, None) is not None:
-            outs.append(CancelTimer(name))
+        cancel = self._timers.cancel(name)
+        if cancel is not None:
+            outs.append(cancel)
 
     def _tick(self, name: str) -> list[Output]:
-        if self._timers.pop(name, None) is None:
+        if not self._timers.fired(name):
             return []  # cancelled, or replaced, after it fired
         outs: list[Output] = []
         if name == self._abandon:
@@ -476,8 +454,7 @@ class MatchCore:
         return outs
 
     def _cancel_all_timers(self, outs: list[Output]) -> None:
-        for name in list(self._timers):
-            self._cancel_timer(outs, name)
+        outs.extend(self._timers.cancel_all())
         self._decisions.timers.clear()
         for seat in self.seats:
             seat.grace = None
@@ -490,19 +467,11 @@ class MatchCore:
 
     def _bot_decides(self, seat: int) -> tuple[bool, PlayedBy | None]:
         """Whether a bot takes the seat's open decision, and how it is marked."""
-        slot = self.seats[seat]
-        if slot.is_bot:
-            return True, None
-        timed_out = self._decisions.timed_out.get(seat)
-        if timed_out is not None and timed_out == self._decisions.opened.get(seat):
-            return True, "timer"
-        if slot.autopilot:
-            return True, "stand_in"
-        return False, None
+        return self._decisions.by_bot(self.seats[seat])
 
     def _player_decides(self, seat: int) -> bool:
         """Whether the seat's player has an open decision to take now."""
-        return seat in self._decisions.opened and not self._bot_decides(seat)[0]
+        return self._decisions.by_player(self.seats[seat])
 
     def _advance(self, outs: list[Output]) -> tuple[set[int], bool]:
         """Open the decisions of the seats that must act: prompt their players
@@ -536,14 +505,10 @@ class MatchCore:
         return prompted, timed
 
     def _open_decisions(self) -> None:
-        """Every seat that must act now has an open decision, named by the seq
-        at which it opened (kept while the seat stays to act: the opening)."""
-        match = self.match
-        if match is None:
-            return
-        opened = self._decisions.opened
-        for seat in match.to_act:
-            opened.setdefault(seat, len(self.log))
+        """Every seat that must act now has an open decision (R11: during the
+        opening, each seat's stays open while the others choose)."""
+        if self.match is not None:
+            self._decisions.open(self.match.to_act, len(self.log))
 
     def _prompt(self, seat: int) -> bytes:
         assert self.match is not None
@@ -582,42 +547,7 @@ class MatchCore:
         self._advance(outs)
 
     def _close_decision(self, seat: int, outs: list[Output]) -> None:
-        decisions = self._decisions
-        decisions.opened.pop(seat, None)
-        decisions.prompted.pop(seat, None)
-        decisions.asked.pop(seat, None)
-        decisions.timed_out.pop(seat, None)
-        decisions.taken[seat] = len(self.log)
-        self._stop_turn_timer(seat, outs)
-
-    def _check_decision(self, seat: int, seq: int | None) -> None:
-        """Raise unless an ``act`` naming ``seq`` answers the seat's open decision."""
-        decisions = self._decisions
-        opened = decisions.opened.get(seat)
-        if seq is not None and seq > len(self.log):
-            raise wire.ProtocolError(
-                ErrorCode.BAD_MESSAGE,
-                f"seq {seq} is beyond the match's last event ({len(self.log)})",
-                path="act.seq",
-            )
-        if opened is not None and decisions.timed_out.get(seat) == opened:
-            raise refused(
-                ErrorCode.DECISION_TAKEN,
-                "your turn timer ran out: the server takes this decision for you",
-            )
-        if seq is None:
-            return
-        if opened is not None and seq < opened:
-            raise refused(
-                ErrorCode.DECISION_TAKEN,
-                f"your act answers the prompt of seq {seq}, a decision already taken; "
-                f"the open one is the prompt of seq {opened}",
-            )
-        if opened is None and decisions.taken.get(seat, -1) >= seq:
-            raise refused(
-                ErrorCode.DECISION_TAKEN,
-                f"your act answers the prompt of seq {seq}, a decision already taken",
-            )
+        self._cancel_timer(outs, self._decisions.close(seat, len(self.log)))
 
     def _bot(self, seat: int) -> Bot:
         """The bot that decides for ``seat``: its own, or the stand-in that plays
@@ -651,7 +581,7 @@ class MatchCore:
             raise refused(ErrorCode.NOT_IN_MATCH, "you hold no seat in this match")
         self._check_playing()
         assert self.match is not None
-        self._check_decision(seat, command.seq)
+        self._decisions.check(seat, command.seq, len(self.log))
         refusal = self.match.refusal(seat, command.action)
         if refusal is not None:
             raise refusal
@@ -715,7 +645,7 @@ class MatchCore:
             self.status = Status.FINISHED
             self._finished_at = self._wall
             self._cancel_all_timers(outs)
-            self._decisions = _Decisions()
+            self._decisions = Decisions()
             for slot in self.seats:  # a finished match needs no stand-in (each holds a generator)
                 if not slot.is_bot:
                     slot.bot = None
@@ -753,28 +683,18 @@ class MatchCore:
         return outs
 
     def _bot_decided(self, command: BotDecided) -> list[Output]:
-        seat, decision = command.seat, command.decision
-        decisions = self._decisions
-        asked = decisions.asked.get(seat)
-        if (
-            asked is None
-            or asked[0] != decision
-            or decisions.opened.get(seat) != decision
-            or self.status is not Status.RUNNING
-            or self._halted
-            or not self._bot_decides(seat)[0]
-        ):
+        seat = command.seat
+        counts, by = self._decisions.bot_answer_counts(self.seats[seat], command.decision)
+        if not counts or self.status is not Status.RUNNING or self._halted:
             log.debug("match %s: a bot's decision for seat %d is not needed", self.id, seat)
             return []
         assert self.match is not None
         refusal = self.match.refusal(seat, command.action)
         if refusal is not None:  # a bot must never take the match down
-            log.error(
-                "match %s: the bot at seat %d chose an illegal action: %s", self.id, seat, refusal
-            )
-            decisions.asked.pop(seat, None)
+            log.error("match %s: seat %d's bot chose an illegal action: %s", self.id, seat, refusal)
+            self._decisions.asked.pop(seat, None)
             return []
-        return self._propose(seat, command.action, asked[1], None, None)
+        return self._propose(seat, command.action, by, None, None)
 
     def _start(self, command: Start) -> list[Output]:
         if command.person.id != self.host.id:
@@ -814,7 +734,7 @@ class MatchCore:
         self.status = Status.RUNNING
         self.log = list(match.setup_events)
         self.played_by = {}
-        self._decisions = _Decisions()
+        self._decisions = Decisions()
         self._open_decisions()
         return match
 
@@ -884,11 +804,8 @@ class MatchCore:
     def _halt(self) -> list[Output]:
         """Shutting down: no more actions, prompts, timers or bots."""
         self._halted = True
-        outs: list[Output] = []
-        for name in list(self._timers):
-            self._cancel_timer(outs, name)
         self._decisions.asked.clear()
-        return outs
+        return list(self._timers.cancel_all())
 
     # -- who is in the match -----------------------------------------------------------
 
