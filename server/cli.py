@@ -177,8 +177,10 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "--stop-timeout",
         type=_seconds,
         default=defaults.stop_timeout,
-        help="seconds a shutdown (Ctrl-C, SIGTERM) waits for the disk to store the actions"
-        " already accepted; one not stored by then was never acknowledged",
+        help="seconds a shutdown (Ctrl-C, SIGTERM) waits for the disk to store what was"
+        " already accepted (nothing not stored by then was acknowledged) and, side by side,"
+        " for clients to answer the close; one that does not is cut off"
+        " (default: %(default)s)",
     )
     parser.add_argument(
         "--web",

@@ -88,7 +88,8 @@ class ServerConfig:
     join_code_tries: int = 5
     #: seconds an address is locked out of a match after too many wrong join codes
     join_code_lockout: float = 60.0
-    #: seconds a shutdown waits for accepted actions to reach the disk
+    #: seconds a shutdown waits for accepted actions to reach the disk and, side by
+    #: side, for clients to answer the close (one that does not is cut off)
     stop_timeout: float = 5.0
     #: the cluster's Redis (``redis://HOST:6379/0``); None: one process, no Redis
     cluster: str | None = None
