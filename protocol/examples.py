@@ -160,7 +160,7 @@ PROMPT_4P = Prompt(
 )
 
 #: A typical action: give the drawn card to seat 2, with a request id.
-ACT = Act(id=12, action=Give(to_seat=2))
+ACT = Act(id=12, action=Give(to_seat=2), seq=79)  # answers PROMPT_4P
 
 #: The final scoring of a 3-player match (the one PROTOCOL.md walks through).
 SCORING_3P = Scoring(
@@ -247,7 +247,7 @@ _OPEN_BOX_SUMMARY = MatchSummary(
     status="running",
     seats=(
         SeatInfo(seat=0, kind="human", name="Ada", connected=True),
-        SeatInfo(seat=1, kind="human", name="Bo", connected=True),
+        SeatInfo(seat=1, kind="human", name="Bo", bot_in=21.5),  # away: `connected` false
     ),
     host="Ada",
     has_join_code=False,

@@ -52,8 +52,9 @@ MAX_REPLAY_EVENTS = 400
 #: Most matches in one ``match_list``: even with the longest names in 4-byte
 #: characters, that many summaries fit in one frame.
 MAX_MATCHES_LISTED = 32
-#: Largest integer request id: 2**53, so that JavaScript clients can use numbers.
-MAX_REQUEST_ID = 2**53
+#: Largest integer request id: 2**53 - 1, JavaScript's Number.MAX_SAFE_INTEGER,
+#: so that a JavaScript client's every id is a plain number, exactly.
+MAX_REQUEST_ID = 2**53 - 1
 #: Seats in a match (R5).
 MIN_SEATS = 2
 MAX_SEATS = 6

@@ -119,7 +119,7 @@ class Message(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag
     )
     id: Annotated[
         RequestId | None,
-        Meta(description="request id: an int 0..2**53 or a string; repeated on the answer"),
+        Meta(description="request id: an int 0..2**53 − 1 or a string; repeated on the answer"),
     ] = None
 
 
@@ -142,7 +142,10 @@ class Hello(_Request, frozen=True, kw_only=True, tag="hello"):
     """The first message on a connection: who the client is, and which versions
     it speaks. With ``token`` it resumes an identity after a reconnect."""
 
-    answer = "`welcome` (then, when resuming a seat, `joined`, `snapshot`, `prompt`), or `error`"
+    answer = (
+        "`welcome` (then, when resuming a seat, `joined`, `match_update`, `snapshot`, `prompt`),"
+        " or `error`"
+    )
 
     client: Annotated[Text, Meta(description="the client program, e.g. `tulips-tui/0.1`")]
     name: Annotated[Name, Meta(description="the player's display name")]
@@ -174,7 +177,10 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
     seats: Annotated[int, Meta(ge=MIN_SEATS, le=MAX_SEATS, description="number of seats")]
     bots: Annotated[
         tuple[BotSeat, ...],
-        Meta(max_length=MAX_SEATS - 1, description="seats taken by bots, with strength"),
+        Meta(
+            max_length=MAX_SEATS,
+            description="seats taken by bots, with strength (all of them: the creator watches)",
+        ),
     ] = ()
     join_code: Annotated[
         Name | None, Meta(description="if set, `join` and `watch` must give it")
@@ -270,7 +276,8 @@ class Sync(_Request, frozen=True, tag="sync"):
 
 class Replay(_Request, frozen=True, kw_only=True, tag="replay"):
     """Ask for a match's record: every event as a spectator saw it, in order —
-    or, if you hold a seat in it, as your seat saw it (R25, R27). Once an
+    or, if you hold a seat in it (one you left included), as your seat saw
+    it (R25, R27: what a player knew stays theirs). Once an
     open-box match is finished, also its seed and every action, so anyone can
     replay the shuffle with the rules engine and check it."""
 
@@ -355,8 +362,9 @@ class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
     join_code_tries: Annotated[
         Count | None,
         Meta(
-            description="wrong `join.code`s your address may try on one match; then "
-            "`rate_limited` for `join_code_lockout` seconds. Absent: an older server"
+            description="wrong `join_code`s (of `join`, `watch`, `replay`) your address may "
+            "try on one match; then `locked_out` for `join_code_lockout` seconds. Absent: "
+            "an older server"
         ),
     ] = None
     join_code_lockout: Annotated[

@@ -151,7 +151,7 @@ ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_LENGTH, pattern
 Identifier = Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH, pattern=_ID)]
 #: 32 bytes (256 bits) as 64 lowercase hex digits: a seed commitment or its salt (R27).
 Hex256 = Annotated[str, Meta(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$")]
-#: A request id: an int 0 to 2**53, or a string of 1 to 64 characters.
+#: A request id: an int 0 to 2**53 - 1, or a string of 1 to 64 characters.
 RequestId = (
     Annotated[int, Meta(ge=0, le=MAX_REQUEST_ID)]
     | Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH)]
@@ -342,6 +342,14 @@ class Points(_Value, frozen=True, kw_only=True):
     majority_places: Annotated[
         int, Meta(ge=0, le=3, description="majority places that score at this table size")
     ]
+    reveal_size: Annotated[
+        Count | None,
+        Meta(
+            description="secret cards the reveal turns face up at the end (R19; a house "
+            "ruleset may change it). Added within version 1: absent from older servers, "
+            "which reveal 5"
+        ),
+    ] = None
 
 
 class MajorityPlace(_Value, frozen=True, kw_only=True):
@@ -434,7 +442,12 @@ class State(_Value, frozen=True, kw_only=True):
         Card | None, Meta(description="yours: the card you drew and must place (R13)")
     ] = None
     my_secret: Annotated[
-        Cards, Meta(description="yours: the cards you put in the secret festival (R25)")
+        Cards,
+        Meta(
+            description="yours: every card you put in the secret festival (R25), in order — "
+            "after the reveal (R19) too, those it turned face up included (`revealed` says "
+            "which)"
+        ),
     ] = ()
     legal_actions: Annotated[
         Actions, Meta(description="yours: what you may do now (empty if nothing)")

@@ -40,6 +40,9 @@ __all__ = ["Setup", "main", "parse_args", "run"]
 #: Called with the server before it starts.
 Setup = Callable[[TulipsServer], None]
 
+#: The smallest burst ``--rate-limit`` allows (twice the rate, but never fewer):
+#: a client that reconnects sends its hello and a few requests at once.
+MIN_RATE_BURST = 10
 #: ``--web`` without a port: the one after the game's default port.
 WEB_PORT = 8766
 
@@ -203,9 +206,10 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
-        help="frames a second one connection may send, in bursts of up to twice that; "
-        "every frame counts, good or bad. Past it the server reads that connection more "
-        "slowly; one that keeps on is closed (4008)",
+        help="frames a second one connection may send, in bursts of up to twice that (at "
+        f"least {MIN_RATE_BURST}); every frame counts, good or bad. Past it the server reads "
+        "that connection more slowly; one that keeps on is closed (4008) "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--max-connections-per-address",
@@ -315,7 +319,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         bot_delay=args.bot_delay,
         bot_think_ms=args.bot_think_ms,
         rate_limit=args.rate_limit,
-        rate_burst=max(defaults.rate_burst, int(args.rate_limit * 2)),
+        rate_burst=max(MIN_RATE_BURST, math.ceil(args.rate_limit * 2)),
         max_connections_per_address=args.max_connections_per_address,
         ipv6_prefix=args.ipv6_prefix,
         allowed_origins=tuple(args.allow_origin),

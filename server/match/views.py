@@ -290,6 +290,7 @@ def points_to_wire(rules: engine.Ruleset, players: int) -> wire.Points:
         bouquet=cast(Any, tuple(rules.bouquet_points)),
         majority=cast(Any, tuple(tuple(row) for row in rules.majority_points)),
         majority_places=rules.majority_places[players],
+        reveal_size=rules.reveal_size,
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from client.sdk import connect
+from server.cli import parse_args
 
 from .helpers import get
 
@@ -115,3 +116,15 @@ async def test_cli_refuses_a_bad_flag_with_exit_code_2(
     assert process.returncode == 2
     assert message in err.decode(), err.decode()
     assert b"listening" not in err and not out
+
+
+def test_the_burst_is_twice_the_rate_limit_as_the_help_says() -> None:
+    """--rate-limit R allows bursts of 2R frames (never fewer than 10), and the
+    welcome tells exactly that: the help text, the setting and the wire agree."""
+    assert parse_args([]).rate_burst == 100  # the default rate, 50
+    assert parse_args(["--rate-limit", "5"]).rate_burst == 10
+    assert parse_args(["--rate-limit", "2"]).rate_burst == 10
+    assert parse_args(["--rate-limit", "120"]).rate_burst == 240
+    assert parse_args(["--rate-limit", "2.6"]).rate_burst == 10
+    limits = parse_args(["--rate-limit", "40"]).limits("192.0.2.1")
+    assert (limits.rate_limit, limits.rate_burst) == (40, 80)
