@@ -305,6 +305,18 @@ def test_modest_nesting_in_unknown_fields_is_ignored() -> None:
     assert decode_client_message(data) == protocol.Leave()
 
 
+def _leave_nested(levels: int) -> bytes:
+    """A ``leave`` with one unknown field whose value nests ``levels`` deep."""
+    return b"\x83\xa1v\x01\xa4type\xa5leave\xa4junk" + b"\x91" * (levels - 1) + b"\x01"
+
+
+def test_the_decoders_nesting_limit_is_the_one_protocol_md_states() -> None:
+    """PROTOCOL.md (limits): an unknown field nested a few hundred levels is
+    read (its value skipped); one nested 1,000 levels is ``bad_frame``."""
+    assert decode_client_message(_leave_nested(300)) == protocol.Leave()
+    assert refused(_leave_nested(1000)).code is ErrorCode.BAD_FRAME
+
+
 # -- errors: the fields -----------------------------------------------------
 
 

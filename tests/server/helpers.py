@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
 from client.sdk import Session
+from engine import Ruleset
 from server.app import TulipsServer
 from server.config import ServerConfig
 from server.lobby import Lobby
@@ -72,6 +73,7 @@ async def serve(
     *,
     match_factory: MatchFactory = deal_match,
     new_id: Callable[[], str] | None = None,
+    rulesets: dict[str, Ruleset] | None = None,
     **settings: Any,
 ) -> AsyncIterator[Running]:
     """A server on 127.0.0.1 and a port the OS picks; stopped on exit.
@@ -82,7 +84,7 @@ async def serve(
     settings.setdefault("bot_delay", 0.0)
     settings.setdefault("bot_think_ms", 5.0)  # hard bots search briefly in tests
     config = ServerConfig(host=HOST, port=0, **settings)
-    lobby = Lobby(config, match_factory=match_factory, new_id=new_id)
+    lobby = Lobby(config, rulesets, match_factory=match_factory, new_id=new_id)
     server = TulipsServer(config, lobby=lobby)
     await server.start()
     try:
