@@ -41,6 +41,19 @@ async def test_keys_act_with_the_offered_actions() -> None:
         assert app.table_screen.view.actions.mode == "acting"
 
 
+async def test_an_act_names_the_prompt_it_answers() -> None:
+    """The action a key sends carries the ``seq`` of the prompt whose choices
+    were on screen, so a late key press is refused rather than played on the
+    next decision."""
+    async with running(fakes.mid_game()) as (app, pilot, session):
+        shown = app.follow.seq
+        assert app.follow.last_prompt is not None and app.follow.last_prompt.seq == shown
+        await pilot.press("k")
+        await pilot.pause()
+        (act,) = [kw for kind, _, kw in session.requests if kind == "act"]
+        assert act == {"seq": shown}
+
+
 async def test_give_asks_whom_and_escape_goes_back() -> None:
     """g lists the receivers by seat number; Escape returns; g then 4 gives to seat 3."""
     async with running(fakes.mid_game()) as (app, pilot, session):
