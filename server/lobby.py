@@ -91,6 +91,8 @@ class Lobby:
         self.peers: dict[int, Peer] = {}
         #: which match each connection is in, as the matches said
         self.where: dict[int, str] = {}
+        #: each connection's player as the matches know them
+        self._people: dict[int, commands.Person] = {}
         self._present: collections.Counter[str] = collections.Counter()
         #: the matches the lobby has shown (a new match is shown once it is on disk)
         self._announced: set[str] = set()
@@ -108,6 +110,7 @@ class Lobby:
             bot_delay=config.bot_delay,
             match_factory=match_factory,
             node=node,
+            durable=storage is not None,
         )
         self._halted = False
         self._stopping: set[asyncio.Task[None]] = set()
@@ -273,8 +276,7 @@ class Lobby:
         plan = rematch.opened
         if plan is None or rematch.match_id in self.matches:
             return
-        people = {p.id: commands.Person(p.id, p.name) for p in self.players if p.id}
-        host = people.get(plan.host)
+        host = self._known(plan.host)
         if host is None:
             return
         seats = []
@@ -286,9 +288,14 @@ class Lobby:
                     stored.bot, rematch.match_id, index, self.core_config.bot_secret
                 )
             elif stored.player is not None:
-                seat.player = people.get(stored.player)
+                seat.player = self._known(stored.player)
             seats.append(seat)
         self._new_match(rematch.match_id, plan.settings, host, seats)
+
+    def _known(self, player_id: str) -> commands.Person | None:
+        """The player with this id as a match knows them, if in memory."""
+        player = self.players.get(player_id)
+        return commands.Person(player.id, player.name) if player is not None else None
 
     def gone(self, match_id: str) -> None:
         """An open match nobody is in any more goes away, and is not restored."""
@@ -304,7 +311,8 @@ class Lobby:
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
         self.tell_browsers(match_removed_frame(actor.id))
-        self._may_evict(p for p in self.players if p.id in actor.info.named)
+        named = (self.players.get(player_id) for player_id in actor.info.named)
+        self._may_evict(player for player in named if player is not None)
 
     def tell_browsers(self, frame: bytes) -> None:
         """Send ``frame`` to every lobby browser not in a match."""
@@ -454,6 +462,7 @@ class Lobby:
     def disconnect(self, peer: Peer) -> None:
         """The peer's connection is gone."""
         self._browsers.discard(peer.id)
+        self._people.pop(peer.id, None)
         if self.peers.get(peer.id) is peer:
             del self.peers[peer.id]
         player = peer.player
@@ -528,8 +537,12 @@ class Lobby:
         return peer.player
 
     def _person(self, peer: Peer) -> commands.Person:
+        """The peer's player as a match knows them (made once per hello)."""
+        person = self._people.get(peer.id)
         player = self._player(peer)
-        return commands.Person(player.id, player.name)
+        if person is None or person.name != player.name:
+            person = self._people[peer.id] = commands.Person(player.id, player.name)
+        return person
 
     def _check_lockout(self, peer: Peer, actor: MatchActor) -> None:
         """Refuse an address that kept guessing the join code of this match

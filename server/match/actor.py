@@ -1,13 +1,18 @@
 """One task per match: the actor that runs its core.
 
-A :class:`MatchActor` takes commands from its mailbox one at a time, hands
-each to its :class:`~server.match.core.MatchCore` with the time, and carries
-out what the core asks, in order: it writes to storage (and, for a waiting
+A :class:`MatchActor` takes commands one at a time, hands each to its
+:class:`~server.match.core.MatchCore` with the time, and carries out what the
+core asks, in order: it writes to storage (and, for a waiting
 store, tells the core how it went before doing anything else), sends frames,
 sets and cancels timers, asks bots. Requests, timers, bots and departures all
 come through the same mailbox, so nothing changes the match while it waits
 for the disk, and a bot's answer or a timer that fires meanwhile is judged by
 the core against the match as it is when its turn comes.
+
+Commands wait in a mailbox that the match's own task empties. A request that
+finds the match idle is begun at once, in its caller's turn of the event loop
+(no task switch for what needs no disk); as soon as it must wait for a store,
+the rest is the match's task's, ahead of anything handed over meanwhile.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import collections
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import protocol as wire
@@ -42,6 +48,15 @@ from .records import Write
 from .thinker import Thinker
 
 __all__ = ["MatchActor", "MatchHost", "MatchStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Continue:
+    """The rest of a command begun in its caller's turn: from a store on."""
+
+    store: Store
+    carried: list[Output]
+
 
 log = logging.getLogger(__name__)
 
@@ -99,9 +114,9 @@ class MatchActor:
         self._thinker = thinker
         self._store = store
         self._loop = asyncio.get_running_loop()
-        self._mailbox: collections.deque[tuple[Command, asyncio.Future[list[Output]] | None]] = (
-            collections.deque()
-        )
+        self._mailbox: collections.deque[
+            tuple[Command | _Continue, asyncio.Future[list[Output]] | None]
+        ] = collections.deque()
         self._wake: asyncio.Future[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._thinking: set[asyncio.Task[None]] = set()
@@ -124,12 +139,35 @@ class MatchActor:
     async def call(self, command: Command) -> list[Output]:
         """Hand the match ``command`` and wait until it is carried out; returns
         what the core asked for (its answer included). If the caller is
-        cancelled meanwhile, the command is still carried out."""
+        cancelled meanwhile, the command is still carried out.
+
+        When the match is idle, the command is carried out at once, in the
+        caller's own turn of the event loop, as far as it goes without
+        waiting; what waits for the disk is left to the match's task (so a
+        caller's cancellation cannot cut it short), and everything handed to
+        the match meanwhile comes after it. Either way one command at a time.
+        """
         if self._stopped:
             return []
-        done: asyncio.Future[list[Output]] = self._loop.create_future()
-        self._put(command, done)
-        return await done
+        if self._busy or self._mailbox:
+            done: asyncio.Future[list[Output]] = self._loop.create_future()
+            self._put(command, done)
+            return await done
+        carried: list[Output] = []
+        self._busy = True
+        try:
+            store = self._begin(command, carried)
+        except Exception:  # a bug must not take every other command of the match down
+            log.exception("match %s: %s failed", self.id, type(command).__name__)
+            store = None
+        if store is None:
+            self._busy = False
+            return carried
+        waiting: asyncio.Future[list[Output]] = self._loop.create_future()
+        self._mailbox.appendleft((_Continue(store, carried), waiting))
+        self._idle.clear()
+        self._wake_up()
+        return await waiting
 
     def post(self, command: Command) -> None:
         """Hand the match ``command`` without waiting for it."""
@@ -139,6 +177,9 @@ class MatchActor:
     def _put(self, command: Command, done: asyncio.Future[list[Output]] | None) -> None:
         self._mailbox.append((command, done))
         self._idle.clear()
+        self._wake_up()
+
+    def _wake_up(self) -> None:
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)
@@ -152,35 +193,59 @@ class MatchActor:
                 await self._wake
                 self._wake = None
                 continue
-            command, done = mailbox.popleft()
-            carried: list[Output] = []
+            item, done = mailbox.popleft()
+            carried = item.carried if isinstance(item, _Continue) else []
             self._busy = True
             try:
-                await self._carry_out(command, carried)
+                if isinstance(item, _Continue):
+                    await self._finish(item.store, carried)
+                else:
+                    store = self._begin(item, carried)
+                    if store is not None:
+                        await self._finish(store, carried)
             except asyncio.CancelledError:  # stopped: whoever waits is not kept waiting
                 if done is not None and not done.done():
                     done.set_result(carried)
                 raise
             except Exception:  # a bug must not take every other command of the match down
-                log.exception("match %s: %s failed", self.id, type(command).__name__)
+                log.exception("match %s: %s failed", self.id, type(item).__name__)
             finally:
                 self._busy = False
             if done is not None and not done.done():
                 done.set_result(carried)
 
-    async def _carry_out(self, command: Command, carried: list[Output]) -> None:
+    def _begin(self, command: Command, carried: list[Output]) -> Store | None:
+        """Carry out ``command`` as far as it goes without waiting: the store
+        still to wait for (its outputs done), or None once it is all done."""
+        return self._go_on(self.core.handle(command, self._loop.time(), time.time()), carried)
+
+    def _go_on(self, outputs: list[Output], carried: list[Output]) -> Store | None:
         core = self.core
-        outputs = core.handle(command, self._loop.time(), time.time())
+        deliver = self._host.deliver
         while outputs:
             carried.extend(outputs)
-            last = outputs[-1]
             for output in outputs:
-                self._do(output)
-            if isinstance(last, Store) and last.wait:
-                error = await self._write(last.writes)
-                outputs = core.handle(Stored(error), self._loop.time(), time.time())
-            else:
-                outputs = []
+                kind = type(output)  # the frames first: most of what a match does
+                if kind is Send:
+                    deliver(output.to, output.frames)  # type: ignore[union-attr]
+                elif kind is Reply:
+                    deliver((output.conn,), (wire.encode(output.message),))  # type: ignore[union-attr]
+                else:
+                    self._do(output)
+            last = outputs[-1]
+            if not (isinstance(last, Store) and last.wait):
+                return None
+            if self._store is not None:
+                return last
+            outputs = core.handle(Stored(), self._loop.time(), time.time())  # memory only
+        return None
+
+    async def _finish(self, store: Store | None, carried: list[Output]) -> None:
+        """Wait for ``store``, tell the core, and carry on, store after store."""
+        while store is not None:
+            error = await self._write(store.writes)
+            outputs = self.core.handle(Stored(error), self._loop.time(), time.time())
+            store = self._go_on(outputs, carried)
 
     def _do(self, output: Output) -> None:
         """Carry out one output (a waiting store is awaited by the caller)."""

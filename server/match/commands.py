@@ -10,7 +10,7 @@ is handed the time with each one (:meth:`~server.match.core.MatchCore.handle`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 import engine
 import protocol as wire
@@ -43,16 +43,14 @@ __all__ = [
 ConnId = int
 
 
-@dataclass(frozen=True, slots=True)
-class Person:
+class Person(msgspec.Struct, frozen=True):
     """Who a request is from: a player's id and the name they go by now."""
 
     id: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Open:
+class Open(msgspec.Struct, frozen=True):
     """The first command of a new match: its host enters (in ``seat``, or
     watching), once the match is on disk."""
 
@@ -62,8 +60,7 @@ class Open:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Join:
+class Join(msgspec.Struct, frozen=True):
     """Take a seat (``seat``, or the first free one), or take one's own back."""
 
     conn: ConnId
@@ -75,8 +72,7 @@ class Join:
     watch_if_full: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Watch:
+class Watch(msgspec.Struct, frozen=True):
     """Follow the match as a spectator."""
 
     conn: ConnId
@@ -85,8 +81,7 @@ class Watch:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Attach:
+class Attach(msgspec.Struct, frozen=True):
     """A returning player's new connection: put them back in their seat
     (answered with an unasked ``joined``)."""
 
@@ -94,15 +89,13 @@ class Attach:
     person: Person
 
 
-@dataclass(frozen=True, slots=True)
-class Detach:
+class Detach(msgspec.Struct, frozen=True):
     """A member's connection is gone."""
 
     conn: ConnId
 
 
-@dataclass(frozen=True, slots=True)
-class Leave:
+class Leave(msgspec.Struct, frozen=True):
     """Leave the match. ``answer`` False: the player went to another match (on
     this node, ``conn`` is theirs; on another, None), nothing is answered and
     nothing waits for the disk."""
@@ -113,8 +106,7 @@ class Leave:
     answer: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
+class Start(msgspec.Struct, frozen=True):
     """The host deals, with the seed (and an open box's salt) drawn for it."""
 
     conn: ConnId
@@ -124,8 +116,7 @@ class Start:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Act:
+class Act(msgspec.Struct, frozen=True):
     """A proposed action for the person's seat, naming (``seq``) the prompt it
     answers; None: whatever decision is open."""
 
@@ -136,16 +127,14 @@ class Act:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Sync:
+class Sync(msgspec.Struct, frozen=True):
     """A fresh snapshot (and prompt) for the connection."""
 
     conn: ConnId
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Replay:
+class Replay(msgspec.Struct, frozen=True):
     """A page of the match's record, as the person's seat saw it."""
 
     conn: ConnId
@@ -155,8 +144,7 @@ class Replay:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Chat:
+class Chat(msgspec.Struct, frozen=True):
     """A chat line to everyone in the match."""
 
     conn: ConnId
@@ -165,8 +153,7 @@ class Chat:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class PlayAgain:
+class PlayAgain(msgspec.Struct, frozen=True):
     """Ask for the rematch of a finished match; ``new_id`` is the id a rematch
     opened now gets."""
 
@@ -176,23 +163,20 @@ class PlayAgain:
     request: wire.RequestId | None
 
 
-@dataclass(frozen=True, slots=True)
-class RematchOpened:
+class RematchOpened(msgspec.Struct, frozen=True):
     """The rematch this match asked for exists now: its other players are told."""
 
     rematch: str
     host: Person
 
 
-@dataclass(frozen=True, slots=True)
-class Tick:
+class Tick(msgspec.Struct, frozen=True):
     """A timer the core set has fired."""
 
     timer: str
 
 
-@dataclass(frozen=True, slots=True)
-class BotDecided:
+class BotDecided(msgspec.Struct, frozen=True):
     """A bot's answer to :class:`~server.match.outputs.AskBot`."""
 
     seat: int
@@ -200,22 +184,19 @@ class BotDecided:
     action: engine.Action
 
 
-@dataclass(frozen=True, slots=True)
-class Stored:
+class Stored(msgspec.Struct, frozen=True):
     """The writes of the last :class:`~server.match.outputs.Store` are on disk
     (``error`` None), or could not be stored."""
 
     error: Exception | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Resume:
+class Resume(msgspec.Struct, frozen=True):
     """The first command of a match rebuilt after a restart: absent players get
     their grace period, bots carry on, an open match may go."""
 
 
-@dataclass(frozen=True, slots=True)
-class Halt:
+class Halt(msgspec.Struct, frozen=True):
     """The server is stopping: no more actions, timers or bots."""
 
 

@@ -94,6 +94,11 @@ log = logging.getLogger(__name__)
 MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
 
 
+def _left(deadline: float, now: float) -> float:
+    """Seconds from ``now`` to ``deadline``, to the millisecond (none below 0)."""
+    return max(0.0, round(deadline - now, 3))
+
+
 def deal_match(players: int, seed: int, ruleset: Ruleset, first_seat: int | None) -> Match:
     """The normal way a match is dealt: shuffled from the seed (R4, R10–R12)."""
     return Match.new(players, seed, ruleset, first_seat)
@@ -113,6 +118,9 @@ class CoreConfig:
     stand_in_strength: str = "medium"
     #: the cluster node that runs the match (its summary names it); None: no cluster
     node: str | None = None
+    #: whether the match is stored; without storage nothing is written, so
+    #: nothing waits for a disk (an action is applied as it is accepted)
+    durable: bool = True
     match_factory: MatchFactory = deal_match
 
 
@@ -120,11 +128,13 @@ class CoreConfig:
 class _Pending:
     """A change waiting for its store: what follows if it is stored, and if not."""
 
-    then: Callable[[], list[Output]]
-    failed: Callable[[Exception], list[Output]]
+    then: Callable[[], list[Output]] | None
+    failed: Callable[[Exception], list[Output]] | None
     row: MatchRow | None = None
     #: restores the seats, members and host as they were before the change
     undo: Callable[[], None] | None = None
+    #: an action to apply once stored: (seat, action, by, conn, request), the hot path
+    act: tuple[int, Action, PlayedBy | None, ConnId | None, wire.RequestId | None] | None = None
 
 
 class MatchCore:
@@ -159,6 +169,7 @@ class MatchCore:
         #: connections in the match now, and the seat each holds (None: a spectator)
         self.members: dict[ConnId, int | None] = {}
         self._who: dict[ConnId, str] = {}  #: each member's player id
+        self._audience: dict[int | None, tuple[ConnId, ...]] | None = None  #: members by seat
         #: the rematch of this match, once someone asked for one
         self.rematch_id: str | None = None
         #: the match as others see it (updated with every :class:`~.outputs.Changed`)
@@ -171,6 +182,7 @@ class MatchCore:
         self._finished_at: float | None = None
         self._kept: frozenset[str] = frozenset()  #: players whose seats the rematch keeps
         self._halted = False
+        self._played = 0  #: actions applied: the index of the next one stored
         self._now = 0.0
         self._wall = created
 
@@ -262,10 +274,21 @@ class MatchCore:
     def timers(self) -> dict[int, float]:
         """Seconds left on every running turn timer, by seat."""
         now = self._now
-        return {s: max(0.0, at - now) for s, (_, at) in sorted(self._decisions.timers.items())}
+        return {s: _left(at, now) for s, (_, at) in sorted(self._decisions.timers.items())}
 
     def _conns_of(self, seat: int) -> tuple[ConnId, ...]:
-        return tuple(conn for conn, held in self.members.items() if held == seat)
+        return self._by_seat().get(seat, ())
+
+    def _by_seat(self) -> dict[int | None, tuple[ConnId, ...]]:
+        """The members grouped by the seat they hold (None: spectators), kept
+        until the members change: every event goes out this way."""
+        audience = self._audience
+        if audience is None:
+            groups: dict[int | None, list[ConnId]] = {}
+            for conn, seat in self.members.items():
+                groups.setdefault(seat, []).append(conn)
+            audience = self._audience = {seat: tuple(conns) for seat, conns in groups.items()}
+        return audience
 
     def _everyone(self) -> tuple[ConnId, ...]:
         return tuple(self.members)
@@ -273,7 +296,7 @@ class MatchCore:
     def _grace_left(self, seat: Seat) -> float | None:
         if seat.grace is None or self.status is not Status.RUNNING:
             return None
-        return max(0.0, seat.grace[1] - self._now)
+        return _left(seat.grace[1], self._now)
 
     def _info(self, now: float) -> MatchInfo:
         seats = tuple(
@@ -354,6 +377,8 @@ class MatchCore:
     ) -> list[Output]:
         """Store the match's row if it changed, then carry on with ``then``; if
         it cannot be stored, ``undo`` the change and answer with ``failed``."""
+        if not self.config.durable:
+            return then()
         row = row if row is not None else self.row()
         if row == self._stored or self.status is Status.PAUSED:
             return then()
@@ -362,7 +387,7 @@ class MatchCore:
 
     def _store_soon(self, outs: list[Output], *writes: Write) -> None:
         """Queue writes that acknowledge nothing (they follow the stored facts)."""
-        if self.status is Status.PAUSED:
+        if self.status is Status.PAUSED or not self.config.durable:
             return
         for write in writes:
             if isinstance(write, SaveMatch):
@@ -375,6 +400,13 @@ class MatchCore:
         pending, self._pending = self._pending, None
         if pending is None:
             raise RuntimeError(f"{self!r}: Stored without a pending store")
+        act = pending.act
+        if act is not None:  # an action: applied once stored, or the match pauses
+            if error is None:
+                return self._apply(*act)
+            log.error("match %s: could not store an action: %s", self.id, error)
+            return self._pause(act[3], act[4])
+        assert pending.then is not None and pending.failed is not None
         if error is None:
             if pending.row is not None:
                 self._stored = pending.row
@@ -394,6 +426,7 @@ class MatchCore:
 
         def undo() -> None:
             self.seats, self.members, self._who, self.host = seats, members, who, host
+            self._audience = None
             self._timers, self._abandon = timers, abandon
             self._decisions.asked, self._decisions.prompted = asked, prompted
 
@@ -514,7 +547,7 @@ class MatchCore:
         assert self.match is not None
         legal, points = prompt_choices(self.match, seat)
         timer = self._decisions.timers.get(seat)
-        deadline = max(0.0, timer[1] - self._now) if timer is not None else None
+        deadline = _left(timer[1], self._now) if timer is not None else None
         return views.prompt_frame(self.id, len(self.log), seat, legal, points, deadline)
 
     def _start_turn_timer(self, seat: int, outs: list[Output]) -> bool:
@@ -606,16 +639,10 @@ class MatchCore:
         request: wire.RequestId | None,
     ) -> list[Output]:
         """Store ``seat``'s legal action, then apply it and tell everyone."""
-        assert self.match is not None
-        write = AppendAction(self.id, len(self.match.history), seat, action_to_data(action), by)
-
-        def then() -> list[Output]:
+        if not self.config.durable:
             return self._apply(seat, action, by, conn, request)
-
-        def failed(error: Exception) -> list[Output]:
-            return self._pause(conn, request)
-
-        self._pending = _Pending(then=then, failed=failed)
+        write = AppendAction(self.id, self._played, seat, action_to_data(action), by)
+        self._pending = _Pending(None, None, act=(seat, action, by, conn, request))
         return [Store((write,))]
 
     def _apply(
@@ -633,6 +660,7 @@ class MatchCore:
         outs: list[Output] = []
         self._close_decision(seat, outs)
         events = match.apply(seat, action)  # cannot be refused: it passed refusal() and is stored
+        self._played += 1
         first_seq = len(self.log) + 1
         self.log.extend(events)
         if by is not None:
@@ -660,11 +688,8 @@ class MatchCore:
     ) -> None:
         """Send each member its own view of ``events``."""
         frames = views.EventFrames(self.id, first_seq, events, by)
-        views_by_seat: dict[int | None, list[ConnId]] = {}
-        for conn, seat in self.members.items():
-            views_by_seat.setdefault(seat, []).append(conn)
-        for seat, conns in views_by_seat.items():
-            outs.append(Send(tuple(conns), frames.for_seat(seat)))
+        for seat, conns in self._by_seat().items():
+            outs.append(Send(conns, frames.for_seat(seat)))
 
     def _pause(self, conn: ConnId | None, request: wire.RequestId | None) -> list[Output]:
         """An action could not be stored: nothing more is played until a restart."""
@@ -734,6 +759,7 @@ class MatchCore:
         self.status = Status.RUNNING
         self.log = list(match.setup_events)
         self.played_by = {}
+        self._played = 0
         self._decisions = Decisions()
         self._open_decisions()
         return match
@@ -780,6 +806,7 @@ class MatchCore:
             self._decisions.opened.pop(seat, None)
             self._decisions.taken[seat] = len(self.log)
             self.log.extend(match.apply(seat, action))
+            self._played += 1
             self._open_decisions()
         if match.is_over:
             self.status = Status.FINISHED
@@ -811,6 +838,7 @@ class MatchCore:
 
     def _enter(self, conn: ConnId, person: Person, seat: int | None, outs: list[Output]) -> None:
         self.members[conn] = seat
+        self._audience = None
         self._who[conn] = person.id
         self._cancel_timer(outs, self._abandon)
         self._abandon = None
@@ -856,6 +884,7 @@ class MatchCore:
 
         def failed(error: Exception) -> list[Output]:
             self.members.pop(command.conn, None)
+            self._audience = None
             return [*self._refuse_unstored(command.conn, command.request)(error), Gone()]
 
         return self._commit(then, failed, None)
@@ -958,6 +987,7 @@ class MatchCore:
         if conn not in self.members:
             return []
         seat = self.members.pop(conn)
+        self._audience = None
         self._who.pop(conn, None)
         outs: list[Output] = [Exited(conn)]
         if seat is not None:
@@ -979,6 +1009,7 @@ class MatchCore:
         gone = [c for c in self.members if c == command.conn or self._who.get(c) == person.id]
         for conn in gone:
             del self.members[conn]
+            self._audience = None
             self._who.pop(conn, None)
         seat = self.seat_of(person.id)
         if seat is not None:
@@ -1037,7 +1068,7 @@ class MatchCore:
     def _go(self, outs: list[Output]) -> None:
         self._cancel_all_timers(outs)
         self._halted = True
-        outs.append(Store((ForgetOpenMatch(self.id),), wait=False))
+        self._store_soon(outs, ForgetOpenMatch(self.id))
         outs.append(Gone())
 
     # -- everything else a member may ask -------------------------------------------------

@@ -8,7 +8,7 @@ that follows can tell anyone of a fact before it is on disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 import protocol as wire
 from engine import Observation
@@ -36,8 +36,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Store:
+class Store(msgspec.Struct, frozen=True):
     """Write these to disk; with ``wait``, tell the core (``Stored``) before
     carrying out anything else. Without, the writes are queued behind the
     earlier ones and a failure is only logged."""
@@ -46,39 +45,34 @@ class Store:
     wait: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """The answer to a request, to the connection that sent it."""
 
     conn: ConnId
     message: wire.ServerMessage
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
+class Send(msgspec.Struct, frozen=True):
     """Frames for these connections, in order."""
 
     to: tuple[ConnId, ...]
     frames: tuple[bytes, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SetTimer:
+class SetTimer(msgspec.Struct, frozen=True):
     """Tell the core ``Tick(name)`` at time ``at`` (replacing a timer of that name)."""
 
     name: str
     at: float
 
 
-@dataclass(frozen=True, slots=True)
-class CancelTimer:
+class CancelTimer(msgspec.Struct, frozen=True):
     """The timer of that name is no longer wanted."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class AskBot:
+class AskBot(msgspec.Struct, frozen=True):
     """Let ``bot`` decide for ``seat`` from its ``observation``, after ``delay``
     seconds, and tell the core (``BotDecided``) with the ``decision`` named."""
 
@@ -89,29 +83,25 @@ class AskBot:
     delay: float
 
 
-@dataclass(frozen=True, slots=True)
-class Changed:
+class Changed(msgspec.Struct, frozen=True):
     """What others see of the match changed: here it is now."""
 
     info: MatchInfo
 
 
-@dataclass(frozen=True, slots=True)
-class Entered:
+class Entered(msgspec.Struct, frozen=True):
     """The connection is in this match now (in a seat, or watching)."""
 
     conn: ConnId
 
 
-@dataclass(frozen=True, slots=True)
-class Exited:
+class Exited(msgspec.Struct, frozen=True):
     """The connection is no longer in this match."""
 
     conn: ConnId
 
 
-@dataclass(frozen=True, slots=True)
-class Rematch:
+class Rematch(msgspec.Struct, frozen=True):
     """The requester of ``play_again`` goes to the rematch ``match_id``; with
     ``opened``, it is new, and the server opens it first."""
 
@@ -119,8 +109,7 @@ class Rematch:
     opened: RematchPlan | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RematchPlan:
+class RematchPlan(msgspec.Struct, frozen=True):
     """A rematch to open: the finished match's settings, hosted by ``host``,
     each seat kept for its player (by id) or its bot (by strength), or empty."""
 
@@ -129,8 +118,7 @@ class RematchPlan:
     seats: tuple[StoredSeat, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Gone:
+class Gone(msgspec.Struct, frozen=True):
     """The match has nobody left to wait for (an open match everyone left): drop it."""
 
 

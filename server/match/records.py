@@ -9,16 +9,16 @@ ordered actions rebuild it through the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .settings import MatchSettings
 
 __all__ = ["AppendAction", "ForgetOpenMatch", "MatchRow", "SaveMatch", "StoredSeat", "Write"]
 
 
-@dataclass(frozen=True, slots=True)
-class StoredSeat:
+class StoredSeat(msgspec.Struct, frozen=True):
     """One seat as stored: a person's (by player id), a bot's (by strength), or empty."""
 
     player: str | None = None
@@ -45,8 +45,7 @@ class StoredSeat:
         return cls(player=player, bot=bot, left=left)
 
 
-@dataclass(frozen=True, slots=True)
-class MatchRow:
+class MatchRow(msgspec.Struct, frozen=True):
     """A stored match: its settings, host, seats, seed and status (its actions apart)."""
 
     id: str
@@ -62,15 +61,13 @@ class MatchRow:
     salt: bytes | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SaveMatch:
+class SaveMatch(msgspec.Struct, frozen=True):
     """Store the match's row (a new match, or its changed seats or status)."""
 
     row: MatchRow
 
 
-@dataclass(frozen=True, slots=True)
-class AppendAction:
+class AppendAction(msgspec.Struct, frozen=True):
     """Store one accepted action at its index, and who chose it if the seat's
     own player did not (``event.by``)."""
 
@@ -81,8 +78,7 @@ class AppendAction:
     by: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ForgetOpenMatch:
+class ForgetOpenMatch(msgspec.Struct, frozen=True):
     """Delete a match that never started (a started one is left alone)."""
 
     match_id: str

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
+import msgspec
+
 import engine
 import protocol as wire
 from engine import all_cards, project_event
@@ -56,6 +58,10 @@ _WIRE_EVENTS: dict[type, type[Any]] = {
     ev.SecretRevealed: wire.SecretRevealed,
 }
 _FIELDS = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _WIRE_EVENTS}
+#: per event type with private fields (the engine's table, R24–R26): those fields, null
+_BLANK: dict[type, dict[str, None]] = {
+    cls: dict.fromkeys(names) for cls, names in ev.PRIVATE_FIELDS.items()
+}
 
 
 #: Each card's and colour's wire spelling: there are twelve cards (R3) and four colours.
@@ -202,17 +208,35 @@ class EventFrames:
         #: seat -> the indexes of the events with private fields it owns
         self._owned: dict[int, list[int]] = {}
         self._mine: dict[int, tuple[bytes, ...]] = {}
+        #: each event whole, in wire form (built on first use)
+        self._full: dict[int, wire.GameEvent] = {}
 
     def _encode(self, index: int, seat: int | None) -> bytes:
-        projected = project_event(self._events[index], seat)
+        return self._frame(index, self._wire(index, seat))
+
+    def _frame(self, index: int, event: wire.GameEvent) -> bytes:
         return wire.encode(
             wire.Event(
                 match=self._match_id,
                 seq=self._first_seq + index,
-                event=event_to_wire(projected),
+                event=event,
                 by=self._by if index == 0 else None,
             )
         )
+
+    def _wire(self, index: int, seat: int | None) -> wire.GameEvent:
+        """Event ``index`` as ``seat`` may see it (R24–R26), in wire form: the
+        whole event converted once, its private fields — the engine's table,
+        as :func:`engine.project_event` blanks them — set to null for anyone
+        but their owner."""
+        full = self._full.get(index)
+        if full is None:
+            full = self._full[index] = event_to_wire(self._events[index])
+        event = self._events[index]
+        blank = _BLANK.get(type(event))
+        if blank is None or (seat is not None and getattr(event, "seat", None) == seat):
+            return full
+        return msgspec.structs.replace(full, **blank)
 
     def _public_frames(self) -> tuple[bytes, ...]:
         public = self._public

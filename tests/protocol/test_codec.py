@@ -130,13 +130,16 @@ def test_spellings() -> None:
 # -- the document's examples -------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["c2s", "s2c", "event"])
+@pytest.mark.parametrize("kind", ["c2s", "s2c", "event", "seat"])
 def test_protocol_md_examples_decode(kind: str) -> None:
     """Every example in PROTOCOL.md decodes as what it claims to be."""
     found = json_examples(kind)
     assert found
     for value in found:
-        if kind == "c2s":
+        if kind == "seat":
+            seat = msgspec.msgpack.decode(pack(value), type=protocol.SeatInfo)
+            assert pack(value) == msgspec.msgpack.encode(seat)  # nothing left out but defaults
+        elif kind == "c2s":
             decode_client_message(pack(value))
         elif kind == "s2c":
             assert not isinstance(decode_server_message(pack(value)), Unknown)

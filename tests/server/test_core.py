@@ -271,3 +271,16 @@ def test_restore_names_the_open_decisions_as_before_the_restart() -> None:
     again.do(c.Attach(bea2.number, bea2.who))
     again.act(bea2, opening["actions"][0], opening["seq"])
     assert again.replies(bea2)[-1]["type"] == "ok"
+
+
+def test_without_storage_nothing_is_written_and_nothing_waits() -> None:
+    """A server without storage: the core asks for no store at all; a join is
+    answered at once, an act's ``ok`` comes first and its events after, as
+    with storage, and a late act is refused all the same."""
+    driver, (ada, bea) = seated(durable=False)
+    prompt = _to_ada_turn(driver, ada, bea)
+    outputs = driver.act(ada, {"kind": "keep"}, prompt["seq"])
+    assert isinstance(outputs[0], Reply) and outputs[0].conn == ada.number
+    assert not driver.outputs_of(Store) and not driver.disk
+    driver.act(ada, {"kind": "add_face_up"}, prompt["seq"])
+    assert _codes(driver, ada)[-1] == "decision_taken"
