@@ -10,9 +10,10 @@ for the disk, and a bot's answer or a timer that fires meanwhile is judged by
 the core against the match as it is when its turn comes.
 
 Commands wait in a mailbox that the match's own task empties. A request that
-finds the match idle is begun at once, in its caller's turn of the event loop
-(no task switch for what needs no disk); as soon as it must wait for a store,
-the rest is the match's task's, ahead of anything handed over meanwhile.
+finds the match idle is carried out at once, in its caller's turn of the event
+loop (no task switch for what needs no disk). A command that must wait for a
+store goes on from the store's completion; until it is done, the match is
+busy and whatever is handed over meanwhile waits in the mailbox.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import collections
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import protocol as wire
 
+from ..errors import StorageError
 from .commands import BotDecided, Command, ConnId, Halt, Stored, Tick
 from .core import MatchCore
 from .info import MatchInfo
@@ -48,15 +49,6 @@ from .records import Write
 from .thinker import Thinker
 
 __all__ = ["MatchActor", "MatchHost", "MatchStore"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Continue:
-    """The rest of a command begun in its caller's turn: from a store on."""
-
-    store: Store
-    carried: list[Output]
-
 
 log = logging.getLogger(__name__)
 
@@ -114,13 +106,14 @@ class MatchActor:
         self._thinker = thinker
         self._store = store
         self._loop = asyncio.get_running_loop()
-        self._mailbox: collections.deque[
-            tuple[Command | _Continue, asyncio.Future[list[Output]] | None]
-        ] = collections.deque()
+        self._mailbox: collections.deque[tuple[Command, asyncio.Future[list[Output]] | None]] = (
+            collections.deque()
+        )
         self._wake: asyncio.Future[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._thinking: set[asyncio.Task[None]] = set()
         self._busy = False
+        self._current: tuple[list[Output], asyncio.Future[list[Output]] | None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
         self._stopped = False
@@ -142,32 +135,19 @@ class MatchActor:
         cancelled meanwhile, the command is still carried out.
 
         When the match is idle, the command is carried out at once, in the
-        caller's own turn of the event loop, as far as it goes without
-        waiting; what waits for the disk is left to the match's task (so a
-        caller's cancellation cannot cut it short), and everything handed to
-        the match meanwhile comes after it. Either way one command at a time.
+        caller's own turn of the event loop; a store it waits for is waited
+        for by the store's own completion (not by the caller, whose
+        cancellation cannot cut it short), and everything handed to the match
+        meanwhile comes after it. Either way one command at a time.
         """
         if self._stopped:
             return []
+        done: asyncio.Future[list[Output]] = self._loop.create_future()
         if self._busy or self._mailbox:
-            done: asyncio.Future[list[Output]] = self._loop.create_future()
             self._put(command, done)
             return await done
-        carried: list[Output] = []
-        self._busy = True
-        try:
-            store = self._begin(command, carried)
-        except Exception:  # a bug must not take every other command of the match down
-            log.exception("match %s: %s failed", self.id, type(command).__name__)
-            store = None
-        if store is None:
-            self._busy = False
-            return carried
-        waiting: asyncio.Future[list[Output]] = self._loop.create_future()
-        self._mailbox.appendleft((_Continue(store, carried), waiting))
-        self._idle.clear()
-        self._wake_up()
-        return await waiting
+        self._carry_out(command, done)
+        return await done
 
     def post(self, command: Command) -> None:
         """Hand the match ``command`` without waiting for it."""
@@ -185,41 +165,39 @@ class MatchActor:
             wake.set_result(None)
 
     async def _run(self) -> None:
+        """The match's task: while the match is not busy, the next command."""
         mailbox = self._mailbox
         while True:
-            if not mailbox:
-                self._idle.set()
+            if not mailbox or self._busy:
+                if not mailbox and not self._busy:
+                    self._idle.set()
                 self._wake = self._loop.create_future()
                 await self._wake
                 self._wake = None
                 continue
-            item, done = mailbox.popleft()
-            carried = item.carried if isinstance(item, _Continue) else []
-            self._busy = True
-            try:
-                if isinstance(item, _Continue):
-                    await self._finish(item.store, carried)
-                else:
-                    store = self._begin(item, carried)
-                    if store is not None:
-                        await self._finish(store, carried)
-            except asyncio.CancelledError:  # stopped: whoever waits is not kept waiting
-                if done is not None and not done.done():
-                    done.set_result(carried)
-                raise
-            except Exception:  # a bug must not take every other command of the match down
-                log.exception("match %s: %s failed", self.id, type(item).__name__)
-            finally:
-                self._busy = False
-            if done is not None and not done.done():
-                done.set_result(carried)
+            command, done = mailbox.popleft()
+            self._carry_out(command, done)
+            await asyncio.sleep(0)  # a long mailbox does not keep other matches waiting
 
-    def _begin(self, command: Command, carried: list[Output]) -> Store | None:
-        """Carry out ``command`` as far as it goes without waiting: the store
-        still to wait for (its outputs done), or None once it is all done."""
-        return self._go_on(self.core.handle(command, self._loop.time(), time.time()), carried)
+    def _carry_out(self, command: Command, done: asyncio.Future[list[Output]] | None) -> None:
+        """Begin ``command``: what needs no disk now, the rest once each store
+        it waits for is done (:meth:`_stored`); ``done`` gets its outputs."""
+        self._busy = True
+        self._idle.clear()
+        carried: list[Output] = []
+        self._current = (carried, done)
+        try:
+            store = self._go_on(self.core.handle(command, self._loop.time(), time.time()), carried)
+        except Exception:  # a bug must not take every other command of the match down
+            log.exception("match %s: %s failed", self.id, type(command).__name__)
+            store = None
+        if store is None:
+            self._release(carried, done)
+        else:
+            self._wait_for(store, carried, done)
 
     def _go_on(self, outputs: list[Output], carried: list[Output]) -> Store | None:
+        """Carry out ``outputs``: the waiting store that ends them, if any."""
         core = self.core
         deliver = self._host.deliver
         while outputs:
@@ -240,12 +218,55 @@ class MatchActor:
             outputs = core.handle(Stored(), self._loop.time(), time.time())  # memory only
         return None
 
-    async def _finish(self, store: Store | None, carried: list[Output]) -> None:
-        """Wait for ``store``, tell the core, and carry on, store after store."""
-        while store is not None:
-            error = await self._write(store.writes)
+    def _wait_for(
+        self, store: Store, carried: list[Output], done: asyncio.Future[list[Output]] | None
+    ) -> None:
+        """Write ``store``; the match stays busy until :meth:`_stored` is told."""
+        assert self._store is not None
+        try:
+            written = self._store.write(store.writes)
+        except Exception as exc:  # a closed store: told to the core as a failed write
+            written = self._loop.create_future()
+            written.set_exception(exc)
+        written.add_done_callback(lambda future: self._stored(future, carried, done))
+
+    def _stored(
+        self,
+        written: asyncio.Future[Any],
+        carried: list[Output],
+        done: asyncio.Future[list[Output]] | None,
+    ) -> None:
+        """A store the match waited for is done (or failed): the core is told,
+        and the command goes on."""
+        if self._stopped:
+            self._release(carried, done)
+            return
+        error: Exception | None = None
+        if written.cancelled():
+            error = StorageError("the write was cancelled")
+        elif isinstance(written.exception(), Exception):
+            error = written.exception()  # type: ignore[assignment]
+        try:
             outputs = self.core.handle(Stored(error), self._loop.time(), time.time())
             store = self._go_on(outputs, carried)
+        except Exception:  # a bug must not take every other command of the match down
+            log.exception("match %s: carrying on after a store failed", self.id)
+            store = None
+        if store is None:
+            self._release(carried, done)
+        else:
+            self._wait_for(store, carried, done)
+
+    def _release(self, carried: list[Output], done: asyncio.Future[list[Output]] | None) -> None:
+        """The command is carried out: the match takes the next one."""
+        self._busy = False
+        self._current = None
+        if done is not None and not done.done():
+            done.set_result(carried)
+        if self._mailbox:
+            self._wake_up()
+        else:
+            self._idle.set()
 
     def _do(self, output: Output) -> None:
         """Carry out one output (a waiting store is awaited by the caller)."""
@@ -281,16 +302,6 @@ class MatchActor:
                 host.rematch(self.id, output)
             case Gone():
                 host.gone(self.id)
-
-    async def _write(self, writes: Sequence[Write]) -> Exception | None:
-        """Store ``writes``; None once they are on disk, else why not."""
-        if self._store is None:
-            return None
-        try:
-            await self._store.write(writes)
-        except Exception as exc:  # StorageError, or a closed store: told to the core
-            return exc
-        return None
 
     def _write_soon(self, writes: Sequence[Write]) -> None:
         if self._store is None:
@@ -356,6 +367,8 @@ class MatchActor:
                 pass
             except Exception:  # pragma: no cover - _run logs its own
                 log.exception("match %s: stopping failed", self.id)
+        if self._current is not None:  # its store never came back: its caller is not kept waiting
+            self._release(*self._current)
         for _, done in self._mailbox:
             if done is not None and not done.done():
                 done.set_result([])

@@ -202,7 +202,9 @@ class MatchCore:
         request = getattr(command, "request", None)
         try:
             return self._dispatch(command)
-        except (wire.ProtocolError, EngineError) as exc:
+        except Exception as exc:  # a refusal (or a bug): the request is answered all the same
+            if not isinstance(exc, wire.ProtocolError | EngineError):
+                log.exception("match %s: %s failed", self.id, type(command).__name__)
             conn = getattr(command, "conn", None)
             if conn is None or not hasattr(command, "request"):
                 log.debug("match %s: %s refused: %s", self.id, type(command).__name__, exc)
