@@ -388,6 +388,8 @@ class TulipsApp(App[int]):
 
     def _drain(self) -> None:
         self._pacing = False
+        if not self.is_running:  # a timer's call while the app shuts down: the screens are going
+            return
         while self._queue:
             message = self._queue.popleft()
             self._apply(message)
@@ -480,7 +482,7 @@ class TulipsApp(App[int]):
             self.notify(t("final.rematch_offer", host=offer.host), timeout=10)
 
     def _tick(self) -> None:
-        if self.follow.signals.ticking:
+        if self.follow.signals.ticking and self.is_running:  # not while the screens close
             self._render_table()
 
     # -- rendering -----------------------------------------------------------------------

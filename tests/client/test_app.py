@@ -124,6 +124,13 @@ async def test_the_reveal_is_shown_one_card_at_a_time() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: revealed() > 0)
         assert revealed() < 5  # held back: not all at once
+        await until(  # the screen is painted a moment after the state changes
+            pilot,
+            lambda: (
+                "The secret festival is revealed" in screen_text(app)
+                or isinstance(app.screen, FinalScreen)
+            ),
+        )
         assert "The secret festival is revealed" in screen_text(app)
         await until(pilot, lambda: revealed() == 5 and isinstance(app.screen, FinalScreen), 30)
     assert len(seen - {0}) >= 2  # at least one card showed before the last
