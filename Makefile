@@ -28,12 +28,15 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(BIN)/lint-imports
 
+# -n auto: one worker per core (pytest-xdist); --durations names the slowest tests.
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not alone" -n auto --durations=15
+	$(BIN)/python -m pytest -q -m "not slow and alone"
 
 # Soak, sweep and load tests (a few minutes); CI runs them after `make test`.
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m "slow and not alone" -n auto --durations=15
+	$(BIN)/python -m pytest -q -m "slow and alone"
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.tools.bench

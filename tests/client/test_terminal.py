@@ -159,6 +159,7 @@ def test_tulips_play_shows_the_newest_event_after_every_move(env: dict[str, str]
         terminal.close()
 
 
+@pytest.mark.alone
 def test_the_first_screen_is_drawn_quickly() -> None:
     """Process start to the title on the terminal: well under a second here (bound: 2 s)."""
     first, table = measure()

@@ -11,7 +11,7 @@ import pickle
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -207,9 +207,11 @@ def test_determinisation_refuses_a_finished_match() -> None:
 # -- every bot plays only legal actions ---------------------------------------------------
 
 
-def _legal_play(matches: int, make: Callable[[int], list[Policy]]) -> None:
+def _legal_play(
+    matches: int, make: Callable[[int], list[Policy]], counts: Iterable[int] = PLAYER_COUNTS
+) -> None:
     rng = random.Random(matches)
-    for players in PLAYER_COUNTS:
+    for players in counts:
         for seed in range(matches):
             match = Match.new(players, seed)
             play_with(match, make(players), rng)
@@ -224,11 +226,13 @@ def test_simple_bots_play_only_legal_actions(name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
 @pytest.mark.parametrize("name", ["easy", "medium"])
-def test_simple_bots_play_only_legal_actions_soak(name: str) -> None:
-    """The bots issue's soak: 1,000 matches at every player count."""
+def test_simple_bots_play_only_legal_actions_soak(name: str, players: int) -> None:
+    """The bots issue's soak: 1,000 matches at every player count (one test
+    per count, so that they can run side by side)."""
     policy = bot_policy(name)
-    _legal_play(1000, lambda players: [policy] * players)
+    _legal_play(1000, lambda players: [policy] * players, [players])
 
 
 def test_hard_bot_plays_only_legal_actions() -> None:

@@ -10,6 +10,7 @@ from .helpers import serve
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 async def test_hard_bots_thinking_leave_other_matches_p99_under_50_ms() -> None:
     """Three tables of hard bots at their full 300 ms budget play beside twenty
     measured matches; those keep p99 act->ok under the server target of 50 ms."""

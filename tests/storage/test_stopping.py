@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from client.sdk import connect
 from server.storage import FILE_NAME
 
@@ -24,6 +26,7 @@ def _closed_cleanly(data: Path) -> bool:
     return not wal.exists() or wal.stat().st_size == 0
 
 
+@pytest.mark.alone
 async def test_sigterm_stops_within_a_second_when_every_client_answers(
     servers: Servers, tmp_path: Path
 ) -> None:
