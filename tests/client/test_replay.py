@@ -572,8 +572,13 @@ async def test_a_real_finished_match_loads_every_page_and_ends_in_its_scoring(
         await pilot.press("end")
         await pilot.pause()
         assert replay.state.scoring == ended.event.scoring
-        assert "The match is over. Won by" in screen_text(app)
-        assert "Majority" in screen_text(app)  # the festival's numbers, from the record
+        await until(  # painted a moment after the step
+            pilot,
+            lambda: (
+                "The match is over. Won by" in screen_text(app) and "Majority" in screen_text(app)
+            ),  # the festival's numbers, from the record
+            what="the final scoring on screen",
+        )
 
 
 async def test_a_match_just_played_replays_in_the_players_own_view(server: Running) -> None:
