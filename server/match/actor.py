@@ -168,9 +168,7 @@ class MatchActor:
         """The match's task: while the match is not busy, the next command."""
         mailbox = self._mailbox
         while True:
-            if not mailbox or self._busy:
-                if not mailbox and not self._busy:
-                    self._idle.set()
+            if not mailbox or self._busy:  # idle is set by _release
                 self._wake = self._loop.create_future()
                 await self._wake
                 self._wake = None
@@ -186,6 +184,13 @@ class MatchActor:
         self._idle.clear()
         carried: list[Output] = []
         self._current = (carried, done)
+        self._proceed(command, carried, done)
+
+    def _proceed(
+        self, command: Command, carried: list[Output], done: asyncio.Future[list[Output]] | None
+    ) -> None:
+        """Hand the core ``command`` and carry out what it asks; then wait for
+        the store that ends it, if any, or take the next command."""
         try:
             store = self._go_on(self.core.handle(command, self._loop.time(), time.time()), carried)
         except Exception:  # a bug must not take every other command of the match down
@@ -246,16 +251,7 @@ class MatchActor:
             error = StorageError("the write was cancelled")
         elif isinstance(written.exception(), Exception):
             error = written.exception()  # type: ignore[assignment]
-        try:
-            outputs = self.core.handle(Stored(error), self._loop.time(), time.time())
-            store = self._go_on(outputs, carried)
-        except Exception:  # a bug must not take every other command of the match down
-            log.exception("match %s: carrying on after a store failed", self.id)
-            store = None
-        if store is None:
-            self._release(carried, done)
-        else:
-            self._wait_for(store, carried, done)
+        self._proceed(Stored(error), carried, done)
 
     def _release(self, carried: list[Output], done: asyncio.Future[list[Output]] | None) -> None:
         """The command is carried out: the match takes the next one."""
@@ -269,7 +265,7 @@ class MatchActor:
             self._idle.set()
 
     def _do(self, output: Output) -> None:
-        """Carry out one output (a waiting store is awaited by the caller)."""
+        """Carry out one output (a waiting store is :meth:`_wait_for`'s)."""
         host = self._host
         match output:
             case Send(to, frames):
