@@ -266,7 +266,8 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
         MatchStatus,
         Meta(
             description="open (not started yet, even with every seat taken), running, "
-            "paused (an action could not be stored: play resumes after a server restart) "
+            "paused (an action could not be stored yet: play resumes once it is, "
+            "or after a server restart) "
             "or finished"
         ),
     ]

@@ -13,11 +13,18 @@ from __future__ import annotations
 import protocol as wire
 from engine import IllegalAction, NotYourTurn
 
-__all__ = ["StorageError", "error_for", "refused"]
+__all__ = ["StorageError", "StorageLocked", "error_for", "refused"]
 
 
 class StorageError(Exception):
     """The data directory cannot be used, or a write failed."""
+
+
+class StorageLocked(StorageError):
+    """A write is not stored *yet*: another process holds the database's lock.
+
+    Storage keeps trying it (it is no lasting fault); a match told this pauses
+    until the write goes through or finally fails."""
 
 
 def refused(code: wire.ErrorCode, message: str) -> wire.ProtocolError:

@@ -14,6 +14,12 @@ finds the match idle is carried out at once, in its caller's turn of the event
 loop (no task switch for what needs no disk). A command that must wait for a
 store goes on from the store's completion; until it is done, the match is
 busy and whatever is handed over meanwhile waits in the mailbox.
+
+Except when storage says the store waits for another process's lock
+(``on_locked``): the core is told so (``Stored(StorageLocked)``), and if it
+holds the change — an action: the match pauses — the command is done and the
+mailbox flows again; the store's completion then comes as a new command,
+``Stored``, behind whatever was handed over meanwhile, and resumes the match.
 """
 
 from __future__ import annotations
@@ -22,12 +28,13 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import protocol as wire
 
-from ..errors import StorageError
+from ..errors import StorageError, StorageLocked
 from .commands import BotDecided, Command, ConnId, Halt, Stored, Tick
 from .core import MatchCore
 from .info import MatchInfo
@@ -84,9 +91,22 @@ class MatchHost(Protocol):
 class MatchStore(Protocol):
     """Where a match's writes go: in order, each batch whole or not at all."""
 
-    def write(self, writes: Sequence[Write]) -> asyncio.Future[Any]:
-        """Queue the writes; the future is done once they are on disk (or failed)."""
+    def write(
+        self, writes: Sequence[Write], on_locked: Callable[[StorageLocked], None] | None = None
+    ) -> asyncio.Future[Any]:
+        """Queue the writes; the future is done once they are on disk (or failed).
+        While they wait for another process's lock, ``on_locked`` is told once."""
         ...
+
+
+@dataclass(slots=True, eq=False)
+class _Waiting:
+    """A store the match waits for: the command it ends, and whether the core
+    holds its change (the match paused, the command done) until it is stored."""
+
+    carried: list[Output]
+    done: asyncio.Future[list[Output]] | None
+    held: bool = False
 
 
 class MatchActor:
@@ -226,32 +246,50 @@ class MatchActor:
     def _wait_for(
         self, store: Store, carried: list[Output], done: asyncio.Future[list[Output]] | None
     ) -> None:
-        """Write ``store``; the match stays busy until :meth:`_stored` is told."""
+        """Write ``store``; the match stays busy until :meth:`_stored` is told
+        (or :meth:`_locked` finds the core holding it)."""
         assert self._store is not None
+        waiting = _Waiting(carried, done)
         try:
-            written = self._store.write(store.writes)
+            written = self._store.write(store.writes, lambda why: self._locked(waiting, why))
         except Exception as exc:  # a closed store: told to the core as a failed write
             written = self._loop.create_future()
             written.set_exception(exc)
-        written.add_done_callback(lambda future: self._stored(future, carried, done))
+        written.add_done_callback(lambda future: self._stored(future, waiting))
 
-    def _stored(
-        self,
-        written: asyncio.Future[Any],
-        carried: list[Output],
-        done: asyncio.Future[list[Output]] | None,
-    ) -> None:
-        """A store the match waited for is done (or failed): the core is told,
-        and the command goes on."""
-        if self._stopped:
-            self._release(carried, done)
+    def _locked(self, waiting: _Waiting, why: StorageLocked) -> None:
+        """The store the match waits for waits for another process's lock: the
+        core is told; if it holds the change (paused), the command is done."""
+        current = self._current
+        if self._stopped or waiting.held or current is None or current[0] is not waiting.carried:
             return
+        try:
+            outputs = self.core.handle(Stored(why), self._loop.time(), time.time())
+            store = self._go_on(outputs, waiting.carried)
+        except Exception:  # a bug must not take every other command of the match down
+            log.exception("match %s: pausing for the lock failed", self.id)
+            return
+        assert store is None, "a match that waits for a lock asks for no other store"
+        if not self.core.waiting:
+            waiting.held = True
+            self._release(waiting.carried, waiting.done)
+
+    def _stored(self, written: asyncio.Future[Any], waiting: _Waiting) -> None:
+        """A store the match waited for is done (or failed): the core is told,
+        and the command goes on — or, if the core held it, a new command."""
         error: Exception | None = None
         if written.cancelled():
             error = StorageError("the write was cancelled")
         elif isinstance(written.exception(), Exception):
             error = written.exception()  # type: ignore[assignment]
-        self._proceed(Stored(error), carried, done)
+        if self._stopped:
+            if not waiting.held:
+                self._release(waiting.carried, waiting.done)
+            return
+        if waiting.held:
+            self.post(Stored(error))  # behind what was handed over while it was paused
+        else:
+            self._proceed(Stored(error), waiting.carried, waiting.done)
 
     def _release(self, carried: list[Output], done: asyncio.Future[list[Output]] | None) -> None:
         """The command is carried out: the match takes the next one."""

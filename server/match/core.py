@@ -16,7 +16,12 @@ Invariants:
   are made only once the actor reports it stored (:class:`~.commands.Stored`).
   An action is applied to the match only then: until it is, a snapshot
   shows the match without it. If the store fails, nothing changed: an action
-  pauses the match, any other request is refused.
+  pauses the match, any other request is refused. A store told
+  :class:`~server.errors.StorageLocked` is not failed but late (another
+  process holds the database's lock, and storage keeps trying): an action is
+  held, the match paused as if it had failed but its player not answered,
+  until its ``Stored`` comes — then the match resumes by itself and the
+  action is carried out; any other change just goes on waiting for its store.
 - **A decision is taken once, by whoever it belongs to.** Each seat's open
   decision is named by the ``seq`` at which it opened; an ``act`` that names
   an older one (or comes after the turn timer ran out) is refused with
@@ -39,7 +44,7 @@ from engine.observation import prompt_choices
 from engine.record import action_to_data
 from protocol import ErrorCode, PlayedBy
 
-from ..errors import error_for, refused
+from ..errors import StorageLocked, error_for, refused
 from . import views
 from .bots import Bot
 from .commands import (
@@ -124,6 +129,10 @@ class CoreConfig:
     match_factory: MatchFactory = deal_match
 
 
+#: an action to carry out once stored: (seat, action, by, conn, request)
+_Act = tuple[int, Action, PlayedBy | None, ConnId | None, wire.RequestId | None]
+
+
 @dataclass(slots=True)
 class _Pending:
     """A change waiting for its store: what follows if it is stored, and if not."""
@@ -134,7 +143,7 @@ class _Pending:
     #: restores the seats, members and host as they were before the change
     undo: Callable[[], None] | None = None
     #: an action to apply once stored: (seat, action, by, conn, request), the hot path
-    act: tuple[int, Action, PlayedBy | None, ConnId | None, wire.RequestId | None] | None = None
+    act: _Act | None = None
 
 
 class MatchCore:
@@ -178,6 +187,9 @@ class MatchCore:
         self._timers = Timers()
         self._abandon: str | None = None  #: the open match's countdown to going away
         self._pending: _Pending | None = None
+        #: an action whose store waits for another process's lock: the match is
+        #: paused until its ``Stored`` comes (no store is pending meanwhile)
+        self._held: _Act | None = None
         self._stored: MatchRow | None = None  #: the row last stored (or queued)
         self._finished_at: float | None = None
         self._kept: frozenset[str] = frozenset()  #: players whose seats the rematch keeps
@@ -399,10 +411,19 @@ class MatchCore:
             outs.append(Store((write,), wait=False))
 
     def _stored_done(self, error: Exception | None) -> list[Output]:
+        if self._pending is None and self._held is not None:
+            return self._held_done(error)
         pending, self._pending = self._pending, None
         if pending is None:
             raise RuntimeError(f"{self!r}: Stored without a pending store")
         act = pending.act
+        if isinstance(error, StorageLocked):  # not stored yet: storage keeps trying
+            if act is None:
+                self._pending = pending  # a change of seats or settings just waits
+                log.warning("match %s: a change waits for its store: %s", self.id, error)
+                return []
+            self._held = act
+            return self._hold(error)
         if act is not None:  # an action: applied once stored, or the match pauses
             if error is None:
                 return self._apply(*act)
@@ -696,10 +717,7 @@ class MatchCore:
     def _pause(self, conn: ConnId | None, request: wire.RequestId | None) -> list[Output]:
         """An action could not be stored: nothing more is played until a restart."""
         log.error("match %s: an action could not be stored; the match is paused", self.id)
-        outs: list[Output] = []
-        self.status = Status.PAUSED
-        self._cancel_all_timers(outs)
-        self._decisions.asked.clear()
+        outs = self._stop_playing()
         if conn is not None:
             error = refused(
                 ErrorCode.MATCH_PAUSED,
@@ -707,6 +725,47 @@ class MatchCore:
             )
             outs.append(Reply(conn, error_for(error, request)))
         self._changed(outs)
+        return outs
+
+    def _hold(self, error: StorageLocked) -> list[Output]:
+        """The held action's store waits for a lock: the match pauses as if it
+        had failed (everyone sees ``paused``; nothing is played), but the
+        player who acted is answered only once it is stored, or finally not."""
+        log.warning(
+            "match %s: its action waits for the database (%s); paused until it is stored",
+            self.id,
+            error,
+        )
+        outs = self._stop_playing()
+        self._changed(outs)
+        return outs
+
+    def _stop_playing(self) -> list[Output]:
+        """Paused: no timer runs and no bot is waited for (what stops them)."""
+        outs: list[Output] = []
+        self.status = Status.PAUSED
+        self._cancel_all_timers(outs)
+        self._decisions.asked.clear()
+        return outs
+
+    def _held_done(self, error: Exception | None) -> list[Output]:
+        """The held action's store ended: stored, the match resumes where it
+        was paused and the action is carried out; not, it stays paused."""
+        held, self._held = self._held, None
+        assert held is not None
+        if isinstance(error, StorageLocked):
+            self._held = held  # told again: still waiting
+            return []
+        outs: list[Output] = []
+        if error is not None:
+            return self._pause(held[3], held[4])
+        log.info("match %s: its action that waited for the database is stored; it resumes", self.id)
+        self.status = Status.RUNNING
+        self._decisions.prompted.clear()  # prompted again, with their turn timers afresh
+        self._start_grace_periods(outs)
+        self._changed(outs)
+        outs.extend(self._apply(*held))
+        self._store_soon(outs, SaveMatch(self.row()))  # seats changed while it was paused
         return outs
 
     def _bot_decided(self, command: BotDecided) -> list[Output]:

@@ -20,6 +20,17 @@ with it — so the rooms waiting on them pause instead of hanging. Closing
 (:meth:`Storage.aclose`) lets the writer finish what is queued, for at most a
 given time, without blocking the event loop; writes asked for after that fail.
 
+Another process holding the database's lock (a backup, ``sqlite3`` at a
+prompt) is no fault: a batch that finds the lock held after ``lock_timeout``
+seconds is rolled back whole and tried again, after 0.1 s doubling to 2 s
+(:class:`~.lockwait.LockWait`), with every write queued since behind it, until
+it goes through — one WARNING when the writes begin waiting, one INFO when
+they are stored. Each waiting write is told once (its ``on_locked``), so that a
+match can pause meanwhile. If the server stops while the lock is still held,
+the writes still waiting are failed, said so in one line naming the lock's
+holder; nothing stored before is touched. A failure that is a full disk says
+so, with the free space (:mod:`.diskinfo`).
+
 Reading tolerates damage row by row: a stored player or match that cannot be
 read (not UTF-8, a value of the wrong type, JSON that does not parse) is left
 out with one log line naming it, and left on disk.
@@ -39,14 +50,17 @@ import queue
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import StorageError
+from ..errors import StorageError, StorageLocked
 from ..match.records import AppendAction, ForgetOpenMatch, MatchRow, SaveMatch, StoredSeat, Write
 from ..match.settings import MatchSettings, SettingsError
+from .diskinfo import describe, is_locked
+from .lockwait import LockWait
 
 __all__ = [
     "APPLICATION_ID",
@@ -65,6 +79,8 @@ SCHEMA_VERSION = 5
 FILE_NAME = "tulips.sqlite3"
 #: KiB of page cache per SQLite connection (SQLite's default is 2,000)
 PAGE_CACHE_KIB = 512
+#: seconds opening the database waits for another process's lock
+OPEN_LOCK_TIMEOUT = 5.0
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -160,19 +176,54 @@ class PlayerRow:
 
 
 _Write = tuple[str, Sequence[Any]]
-#: a job's writes, and the future that gets how many rows they changed
-_Job = tuple[list[_Write], "asyncio.Future[Any]", asyncio.AbstractEventLoop]
+
+
+@dataclass(slots=True)
+class _Job:
+    """A job's writes, and the future (of its loop) that gets how many rows
+    they changed; ``on_locked`` is told there, once, if they wait for a lock."""
+
+    writes: list[_Write]
+    future: asyncio.Future[Any]
+    loop: asyncio.AbstractEventLoop
+    on_locked: Callable[[StorageLocked], None] | None = None
+    told: bool = field(default=False)
+
+
+class _Locked(Exception):
+    """The batch found the database locked by another process; nothing of it is stored."""
+
+
+class _GaveUp(Exception):
+    """Closing ran out of time while the batch waited for the lock."""
 
 
 class Storage:
     """One data directory's database, with its writer thread."""
 
-    def __init__(self, data_dir: Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        synchronous: str = "FULL",
+        lock_timeout: float = 1.0,
+        lock_wait: LockWait | None = None,
+    ) -> None:
+        """``lock_timeout``: seconds a write waits for another process's lock
+        before the writes are told they wait (and tried again, per ``lock_wait``)."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError("synchronous is FULL (survives power loss) or NORMAL (crashes)")
+        if not 0 <= lock_timeout <= 60:
+            raise ValueError("lock_timeout is 0 to 60 seconds")
         self.path = Path(data_dir) / FILE_NAME
         self.synchronous = synchronous
+        self.lock_timeout = lock_timeout
+        self._lock_wait = lock_wait if lock_wait is not None else LockWait()
+        #: set when closing has run out of time: writes waiting for the lock give up
+        self._give_up = threading.Event()
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        #: why the writes wait now, if another process holds the lock (writer thread's)
+        self.locked: str | None = None
         self._thread: threading.Thread | None = None
         self._read: sqlite3.Connection | None = None
         #: guards ``_accepting`` and ``failed`` against the queue: a write is either
@@ -202,7 +253,7 @@ class Storage:
             raise StorageError(f"{self.path} exists and is not a file; refusing to use it")
         connection: sqlite3.Connection | None = None
         try:
-            connection = self._connect()
+            connection = self._connect(OPEN_LOCK_TIMEOUT)
             self._check_and_migrate(connection, existed)
             # Can we write? A read-only file opens without complaint and fails
             # only at the first write, so write (the same value) and roll back.
@@ -216,7 +267,10 @@ class Storage:
             if isinstance(exc, StorageError):
                 raise
             if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, disk full, …
-                raise StorageError(f"cannot use {self.path}: {exc}") from None
+                reason = describe(self.path, exc)
+                if reason.startswith("cannot write to "):
+                    reason = f"cannot use {self.path}: {exc}"
+                raise StorageError(reason) from None
             raise StorageError(  # not a database at all, or a damaged one
                 f"{self.path} is not a Gift of Tulips database ({exc}); refusing to touch it."
                 " Move it away or choose another --data-dir."
@@ -226,9 +280,9 @@ class Storage:
         self._thread = threading.Thread(target=self._writer, name="tulips-storage", daemon=True)
         self._thread.start()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, lock_timeout: float) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        connection.execute("PRAGMA busy_timeout = 5000")
+        connection.execute(f"PRAGMA busy_timeout = {round(lock_timeout * 1000)}")
         # Appends touch a few pages at the end of each table and index: 512 KiB
         # of page cache serves them as well as SQLite's default 2 MiB, which a
         # long-running server would otherwise fill and keep, per connection.
@@ -275,6 +329,9 @@ class Storage:
         thread = self._stop_accepting()
         if thread is not None:
             thread.join(timeout)
+            if thread.is_alive() and self.locked is not None:
+                self._give_up.set()
+                thread.join(self.lock_timeout + 1.0)
             self._joined(thread)
         self._close_reader()
 
@@ -284,10 +341,14 @@ class Storage:
 
         Writes still unfinished then were never acknowledged to anyone; SQLite
         commits each transaction whole or not at all, whichever the process
-        exit finds."""
+        exit finds. Writes still waiting then for another process's lock are
+        failed (the try under way ends within ``lock_timeout`` s)."""
         thread = self._stop_accepting()
         if thread is not None:
             await asyncio.to_thread(thread.join, timeout)
+            if thread.is_alive() and self.locked is not None:
+                self._give_up.set()
+                await asyncio.to_thread(thread.join, self.lock_timeout + 1.0)
             self._joined(thread)
         self._close_reader()
 
@@ -320,14 +381,19 @@ class Storage:
         batch: list[_Job] = []
         commits = 0
         try:
-            connection = self._connect()
+            connection = self._connect(self.lock_timeout)
             connection.execute(f"PRAGMA synchronous = {self.synchronous}")
             while True:
                 batch = self._next_batch()
                 if not batch:
                     break
                 commits += 1
-                errors, changes = self._commit(connection, batch, commits)
+                try:
+                    errors, changes = self._commit_through_lock(connection, batch, commits)
+                except _GaveUp as exc:
+                    self._give_up_waiting(str(exc), batch)
+                    batch = []
+                    break
                 if self.after_commit is not None and not all(errors):
                     self.after_commit(commits)
                 _settle_all(batch, errors, changes)
@@ -345,6 +411,11 @@ class Storage:
         if job is None:
             return []
         batch = [job]
+        self._take_waiting(batch)
+        return batch
+
+    def _take_waiting(self, batch: list[_Job]) -> None:
+        """Put every job queued now at the end of ``batch`` (not the close, which stays queued)."""
         while True:
             try:
                 more = self._jobs.get_nowait()
@@ -354,7 +425,59 @@ class Storage:
                 self._jobs.put(None)
                 break
             batch.append(more)
-        return batch
+
+    def _commit_through_lock(
+        self, connection: sqlite3.Connection, batch: list[_Job], number: int
+    ) -> tuple[list[Any], list[int]]:
+        """:meth:`_commit` the batch, tried again while another process holds
+        the lock — with every job queued meanwhile behind it, so that writes
+        keep their order — until it goes through, or closing gives up (_GaveUp)."""
+        wait = self._lock_wait
+        while True:
+            try:
+                result = self._commit(connection, batch, number)
+            except _Locked as exc:
+                delay, began = wait.locked(time.monotonic())
+                self.locked = str(exc)
+                if began:
+                    log.warning(
+                        "storage: %s; %d write(s) wait for it, tried again every %.1f s at"
+                        " most (the matches waiting on them pause meanwhile)",
+                        exc,
+                        len(batch),
+                        wait.longest,
+                    )
+                _tell_locked(batch, exc)
+                if self._give_up.wait(delay):
+                    raise _GaveUp(str(exc)) from None
+                self._take_waiting(batch)
+                continue
+            waited = wait.through(time.monotonic())
+            if waited is not None:
+                self.locked = None
+                log.info(
+                    "storage %s: the lock is free again; %d write(s) that waited %.1f s for it"
+                    " are stored",
+                    self.path,
+                    len(batch),
+                    waited,
+                )
+            return result
+
+    def _give_up_waiting(self, reason: str, batch: list[_Job]) -> None:
+        """Closing ran out of time while ``batch`` waited for the lock: fail it
+        and whatever is still queued, and say so once."""
+        with self._gate:
+            self._accepting = False
+        self._take_waiting(batch)
+        log.error(
+            "storage: stopping while %s; %d write(s) not stored (none was acknowledged;"
+            " everything stored before is intact)",
+            reason,
+            len(batch),
+        )
+        failed = StorageError(f"not stored: {reason} (the server stopped first)")
+        _settle_all(batch, [failed] * len(batch), [0] * len(batch))
 
     def _break(
         self, exc: Exception, batch: list[_Job], connection: sqlite3.Connection | None
@@ -384,14 +507,16 @@ class Storage:
         """Whether writes are taken now (open, not closing, not failed)."""
         return self._accepting
 
-    def _submit(self, writes: list[_Write]) -> asyncio.Future[Any]:
+    def _submit(
+        self, writes: list[_Write], on_locked: Callable[[StorageLocked], None] | None = None
+    ) -> asyncio.Future[Any]:
         """Queue one job; its future gets how many rows the job changed, or
         fails at once if storage cannot take it."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         with self._gate:
             if self._accepting:
-                self._jobs.put((writes, future, loop))
+                self._jobs.put(_Job(writes, future, loop, on_locked))
                 return future
             reason = str(self.failed) if self.failed is not None else "storage is not open"
         future.set_exception(StorageError(reason))
@@ -402,21 +527,24 @@ class Storage:
     ) -> tuple[list[Any], list[int]]:
         """One transaction for the batch, a savepoint per job: a job that fails
         fails alone. Returns each job's error (None if it is stored) and how
-        many rows each changed."""
+        many rows each changed. Raises :class:`_Locked`, nothing stored, if
+        another process holds the lock."""
         errors: list[Any] = [None] * len(batch)
         changes = [0] * len(batch)
         try:
             connection.execute("BEGIN")
-            for i, (writes, _, _) in enumerate(batch):
+            for i, job in enumerate(batch):
                 connection.execute("SAVEPOINT job")
                 before = connection.total_changes
                 try:
-                    for sql, params in writes:
+                    for sql, params in job.writes:
                         connection.execute(sql, params)
                     changes[i] = connection.total_changes - before
                 except sqlite3.Error as exc:
+                    if is_locked(exc):  # not this job's fault: the whole batch waits
+                        raise
                     connection.execute("ROLLBACK TO job")
-                    errors[i] = StorageError(f"cannot write to {self.path}: {exc}")
+                    errors[i] = StorageError(describe(self.path, exc))
                 connection.execute("RELEASE job")
             if self.before_commit is not None:
                 self.before_commit(number)
@@ -424,7 +552,9 @@ class Storage:
         except sqlite3.Error as exc:  # the commit itself failed: nothing is stored
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-            failed = StorageError(f"cannot write to {self.path}: {exc}")
+            if is_locked(exc):
+                raise _Locked(describe(self.path, exc)) from None
+            failed = StorageError(describe(self.path, exc))
             errors = [failed] * len(batch)
         return errors, changes
 
@@ -450,10 +580,14 @@ class Storage:
         """Queue ``when`` as the time the player was last connected, without waiting."""
         return self._submit([("UPDATE players SET last_seen = ? WHERE id = ?", (when, player_id))])
 
-    def write(self, writes: Sequence[Write]) -> asyncio.Future[Any]:
+    def write(
+        self, writes: Sequence[Write], on_locked: Callable[[StorageLocked], None] | None = None
+    ) -> asyncio.Future[Any]:
         """Queue a match's writes as one job, behind every write queued before;
-        the future is done once they are all on disk (or failed together)."""
-        return self._submit([_sql(write) for write in writes])
+        the future is done once they are all on disk (or failed together).
+        While another process holds the lock they wait for it, and
+        ``on_locked`` is called (in this loop, once) with why."""
+        return self._submit([_sql(write) for write in writes], on_locked)
 
     async def save_match(self, row: MatchRow) -> None:
         """Store a match's settings, seats, seed and status."""
@@ -768,14 +902,24 @@ def _settle_all(
 ) -> None:
     """Resolve each job's future in its own loop: one wake-up per loop, not per write."""
     by_loop: dict[asyncio.AbstractEventLoop, list[_Settled]] = {}
-    for (_, future, loop), error, changed in zip(batch, errors, changes, strict=True):
-        by_loop.setdefault(loop, []).append((future, error, changed))
+    for job, error, changed in zip(batch, errors, changes, strict=True):
+        by_loop.setdefault(job.loop, []).append((job.future, error, changed))
     for loop, settled in by_loop.items():
         with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
             loop.call_soon_threadsafe(_settle, settled)
 
 
 _Settled = tuple["asyncio.Future[Any]", BaseException | None, int]
+
+
+def _tell_locked(batch: list[_Job], reason: _Locked) -> None:
+    """Tell each job of ``batch`` not told yet, in its own loop, that it waits for the lock."""
+    for job in batch:
+        if job.told or job.on_locked is None:
+            continue
+        job.told = True
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            job.loop.call_soon_threadsafe(job.on_locked, StorageLocked(str(reason)))
 
 
 def _settle(settled: list[_Settled]) -> None:

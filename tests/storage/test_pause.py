@@ -122,9 +122,9 @@ async def test_a_failed_write_pauses_the_match_unchanged(
         storage = seated.running.storage
         write = storage.write
 
-        def full_disk(writes: Sequence[Write]) -> asyncio.Future[Any]:
+        def full_disk(writes: Sequence[Write], on_locked: Any = None) -> asyncio.Future[Any]:
             if not any(isinstance(w, AppendAction) for w in writes):
-                return write(writes)
+                return write(writes, on_locked)
             failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             failed.set_exception(StorageError("cannot write: database or disk is full"))
             return failed
@@ -183,14 +183,14 @@ async def test_nobody_sees_an_action_while_it_is_being_written(
         writing = asyncio.Event()
         go_on = asyncio.Event()
 
-        def slow_disk(writes: Sequence[Write]) -> asyncio.Future[Any]:
+        def slow_disk(writes: Sequence[Write], on_locked: Any = None) -> asyncio.Future[Any]:
             if not any(isinstance(w, AppendAction) for w in writes):
-                return write(writes)
+                return write(writes, on_locked)
 
             async def held() -> Any:
                 writing.set()
                 await go_on.wait()
-                return await write(writes)
+                return await write(writes, on_locked)
 
             return asyncio.ensure_future(held())
 
