@@ -26,7 +26,10 @@ In a cluster (PROTOCOL.md: a cluster of nodes) the session follows the server's
 ``elsewhere`` redirects by itself: to the node of a match it joins, watches or
 replays, and to the node of the seat it resumes. ``url`` is then that node's.
 A session that checked its node's certificate expects, at the other node, the
-certificate its node vouched for in the redirect (``error.fingerprint``).
+certificate its node vouched for in the redirect (``error.fingerprint``), or
+else the one it pinned. A redirect that would give the token away — from
+``wss://`` to ``ws://``, or a pinned session to a node whose certificate it
+cannot check — is not followed: :class:`RedirectRefused`, nothing sent there.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ __all__ = [
     "ConnectError",
     "ConnectionLost",
     "Reconnected",
+    "RedirectRefused",
     "RequestError",
     "Session",
     "TrustCallback",
@@ -118,6 +122,19 @@ class RequestError(Exception):
     def __str__(self) -> str:
         where = f" at {self.path}" if self.path else ""
         return f"{self.code}: {self.error.message}{where}"
+
+
+class RedirectRefused(RequestError):
+    """An ``elsewhere`` the session did not follow, because going there could give
+    its token away (``why`` says how); nothing was sent to that URL, and the
+    session is still connected where it was."""
+
+    def __init__(self, error: wire.Error, why: str) -> None:
+        super().__init__(error)
+        self.why = why
+
+    def __str__(self) -> str:
+        return f"{self.code}: not followed: {self.why}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,7 +440,11 @@ class Session:
         session to that node and sends the request there again."""
         answer = await self._request_once(build, **fields)
         hops = 0
+        refused: str | None = None
         while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
+            if (refused := self._refusal(url)) is not None:
+                log.warning("not following the redirect: %s", refused)
+                break
             hops += 1
             if not await self._move(url, quiet=True, vouched=_vouched(answer)):
                 break  # that node cannot be reached: its answer stands
@@ -435,6 +456,8 @@ class Session:
                 await self._move(home[0], quiet=False, vouched=home[1])
         if _redirect_url(answer) is None:
             self._unasked_moves = 0
+        if isinstance(answer, wire.Error) and refused is not None:
+            raise RedirectRefused(answer, refused)
         if isinstance(answer, wire.Error):
             raise RequestError(answer)
         return answer
@@ -456,6 +479,19 @@ class Session:
 
     # -- cluster redirects ------------------------------------------------------------------
 
+    def _refusal(self, url: str) -> str | None:
+        """Why a redirect to ``url`` must not be followed, if it must not: the token
+        would cross the network in clear after a ``wss://`` connection, or to a
+        node whose certificate a pinned session cannot check (PROTOCOL.md)."""
+        there = urlsplit(url).scheme
+        if there not in ("ws", "wss"):
+            return f"{url} is not a ws:// or wss:// URL"
+        if there == "ws" and urlsplit(self.url).scheme == "wss":
+            return f"{self.url} sent us to {url}: from wss:// to ws://, the token would go in clear"
+        if there == "ws" and self.fingerprint is not None:
+            return f"{url} has no certificate to check against the pinned {self.fingerprint}"
+        return None
+
     def _follow_unasked(self, message: wire.ServerMessage) -> bool:
         """An unasked ``elsewhere`` after welcome: the seat being resumed is on
         another node. True if the session now moves there."""
@@ -465,6 +501,10 @@ class Session:
             self._home_hint = (url, _vouched(message))
             return False
         if self._unasked_moves >= _MAX_HOPS:  # nodes disagree: tell the app, stay here
+            self._inbox.put_nowait(message)
+            return False
+        if (refused := self._refusal(url)) is not None:  # tell the app, stay here
+            log.warning("not following the redirect: %s", refused)
             self._inbox.put_nowait(message)
             return False
         self._unasked_moves += 1
@@ -480,8 +520,11 @@ class Session:
         remembered. ``vouched``: the certificate fingerprint the redirect gave for
         ``url``; a session that checked this node's certificate expects it there
         (this node proved itself, and vouches for the other). False if ``url``
-        cannot be reached: the session opens again where it was (or reconnects,
-        if it cannot)."""
+        cannot be reached, or must not be (see :meth:`_refusal`): the session opens
+        again where it was (or reconnects, if it cannot), or stays."""
+        if (refused := self._refusal(url)) is not None:
+            log.warning("not following the redirect: %s", refused)
+            return False
         previous, previous_pin, self._quiet = self.url, self.fingerprint, quiet
         if vouched is not None and self.fingerprint is not None:
             try:

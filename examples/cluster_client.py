@@ -45,6 +45,8 @@ async def play(url: str, match: str, name: str) -> None:
                 elif kind == "error" and msg["code"] == "elsewhere":
                     if joining and msg.get("id") is None:
                         continue  # unasked, about a seat elsewhere: our join decides
+                    if url.startswith("wss://") and not msg["url"].startswith("wss://"):
+                        sys.exit(f"refused a redirect from {url} to {msg['url']}: not encrypted")
                     url = msg["url"]
                     print(f"match {match} is elsewhere: moved to {url}")
                     break  # close this connection; the loop connects to url

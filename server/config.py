@@ -97,6 +97,9 @@ class ServerConfig:
     public_url: str | None = None
     #: this node's id in the cluster; None: the one kept in ``data_dir``
     node_id: str | None = None
+    #: the key the cluster's nodes share (``--cluster-key-file``), which seals
+    #: what they keep in Redis; None: none yet (``--workers`` makes one)
+    cluster_key: bytes | None = field(default=None, repr=False)
     #: seconds between a cluster node's heartbeats (three missed: taken for dead)
     heartbeat: float = 1.0
     #: nodes ``--workers`` starts on this machine (sharing ``port``)

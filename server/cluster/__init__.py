@@ -8,6 +8,9 @@ each match's node), which node each connected player is on, lobby updates
 (``match_update`` over pub/sub) and the nodes' heartbeats.
 
 - :mod:`.entries`: the values kept in Redis, and their MessagePack form;
+- :mod:`.signing`: the key the nodes share, and the seal (HMAC-SHA256) on
+  every value they keep in Redis: a node believes nothing else, so one who
+  can write to Redis cannot send players to a listener of theirs;
 - :mod:`.redirect`: where a request for a match must go (pure decisions);
 - :mod:`.store`: every Redis command, in one place (the only module that
   imports ``redis``);

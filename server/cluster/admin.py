@@ -9,6 +9,10 @@ with ``match_removed``), its players stop counting as connected, and the
 node is no longer listed. A node still beating is refused: stop it first. A
 forgotten node that starts again on its data directory simply joins again,
 with its matches.
+
+``--cluster-key-file`` is the nodes' key: ``forget-node`` needs it (the
+nodes believe only what is sealed with it); ``nodes`` with it lists only what
+the nodes would believe, and without it lists what Redis holds, unchecked.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ import argparse
 import asyncio
 import collections
 import sys
+from pathlib import Path
 
 from .entries import DirectoryEntry
 from .options import redis_url
+from .signing import KeyFileError, load_key
 from .store import Store, StoreUnavailable
 
 __all__ = ["forget_node", "main", "node_table"]
@@ -73,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="the cluster's Redis, as its nodes were given it (redis://HOST:6379/0)",
     )
+    parser.add_argument(
+        "--cluster-key-file",
+        metavar="FILE",
+        type=Path,
+        help="the key the nodes share (their --cluster-key-file); forget-node needs it",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("nodes", help="list every node: alive or not, its URL, its matches")
     forget = commands.add_parser(
@@ -84,12 +96,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    store = Store(args.cluster)
+    key = None
+    if args.cluster_key_file is not None:
+        try:
+            key = load_key(args.cluster_key_file)
+        except KeyFileError as exc:
+            print(f"tulips-cluster: {exc}", file=sys.stderr)
+            return 1
+    elif args.command == "forget-node":
+        print(
+            "tulips-cluster: forget-node needs --cluster-key-file, the key the nodes share"
+            " (they believe only what is sealed with it)",
+            file=sys.stderr,
+        )
+        return 1
+    store = Store(args.cluster, key)
     try:
         if args.command == "nodes":
             rows = await node_table(store)
             if not rows:
                 print("no node has joined this cluster")
+            if not store.checks:
+                print(
+                    "(unchecked: without --cluster-key-file, forged nodes are listed too)",
+                    file=sys.stderr,
+                )
             for node, alive, url, matches in rows:
                 state = "alive" if alive else "gone "
                 print(f"{node}  {state}  {matches:4d} matches  {url}".rstrip())
@@ -109,7 +140,7 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"forgot node {args.node}: {count} matches left the lobby")
         return 0
     except StoreUnavailable as exc:
-        print(f"tulips-cluster: cannot reach {args.cluster}: {exc}", file=sys.stderr)
+        print(f"tulips-cluster: cannot reach {store.url}: {exc}", file=sys.stderr)
         return 1
     finally:
         await store.close()

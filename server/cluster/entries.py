@@ -1,9 +1,12 @@
 """What the cluster keeps in Redis, as typed values with one MessagePack form.
 
 Invariants: a :class:`PlayerEntry` holds a token's SHA-256 hash, never the
-token; a :class:`DirectoryEntry` is written only by the node that runs its
-match (``node``), so each entry has one writer; a :class:`NodeInfo` lives
-under a key with a time to live, so a node that stops beating disappears.
+token; every value is sealed in Redis with the cluster's key (:mod:`.signing`;
+:mod:`.store` seals and opens); a :class:`DirectoryEntry` is written only by
+the node that runs its match (``node``), so each entry has one writer; a
+:class:`NodeInfo` lives under a key with a time to live, so a node that stops
+beating disappears, and carries its own expiry, so an old one written again
+is not believed for long.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import msgspec
 import protocol as wire
 
 __all__ = [
+    "CLOCK_SKEW",
     "DirectoryEntry",
     "EntryError",
     "NodeInfo",
@@ -23,6 +27,11 @@ __all__ = [
     "decode",
     "encode",
 ]
+
+
+#: Seconds the clocks of two nodes' machines may disagree by: a heartbeat is
+#: believed until this long after the expiry its node wrote in it.
+CLOCK_SKEW = 30.0
 
 
 class EntryError(Exception):
@@ -68,6 +77,13 @@ class NodeInfo(msgspec.Struct, frozen=True):
     connections: int = 0
     #: the fingerprint of the certificate it serves (None: plain ws://)
     fingerprint: str | None = None
+    #: when (Unix time) its node stops vouching for it: an old heartbeat
+    #: written again is not believed for long
+    expires: float = 0.0
+
+    def fresh_at(self, now: float) -> bool:
+        """Whether this heartbeat is still believed at ``now`` (Unix time)."""
+        return now <= self.expires + CLOCK_SKEW
 
 
 class Presence(msgspec.Struct, frozen=True):

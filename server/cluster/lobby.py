@@ -54,10 +54,13 @@ class ClusterLobby(Lobby):
         assert config.cluster is not None, "a cluster lobby needs config.cluster"
         node_id = node_id_for(config.data_dir, config.node_id)
         super().__init__(config, *args, node=node_id, **kwargs)
+        assert config.cluster_key is not None, "a cluster node needs the cluster's key"
         self.node = Node(
-            Store(config.cluster),
+            Store(config.cluster, config.cluster_key),
             node_id,
-            node_url(config.host, config.port, config.public_url),
+            node_url(
+                config.host, config.port, config.public_url, secure=config.tls_cert is not None
+            ),
             self,
             heartbeat=config.heartbeat,
         )

@@ -51,15 +51,16 @@ def node_id_for(data_dir: Path | None, chosen: str | None) -> str:
     return node_id
 
 
-def node_url(host: str, port: int, public_url: str | None) -> str:
+def node_url(host: str, port: int, public_url: str | None, *, secure: bool) -> str:
     """The URL clients should use to reach this node: ``public_url`` if given,
-    else ``ws://HOST:PORT`` (this machine's name when listening everywhere)."""
+    else ``ws://HOST:PORT`` — ``wss://`` for a node that serves TLS (``secure``)
+    — with this machine's name when listening everywhere."""
     if public_url is not None:
         return public_url
     shown = socket.gethostname() if host in _ANY_HOST else host
     if ":" in shown:  # an IPv6 address
         shown = f"[{shown}]"
-    return f"ws://{shown}:{port}"
+    return f"{'wss' if secure else 'ws'}://{shown}:{port}"
 
 
 def with_port(url: str, port: int) -> str:

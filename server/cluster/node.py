@@ -14,9 +14,12 @@ A :class:`Node` keeps three background tasks:
   elsewhere loses their connections here (``4004``, as on one server).
 
 Invariants: :attr:`entries` holds only other nodes' matches (this node's are
-its lobby's matches); nothing here is awaited by an action, so a match plays on
-whatever Redis does; every failure of Redis is :class:`StoreUnavailable`,
-which marks the store down until the next beat gets through.
+its lobby's matches); :attr:`live` holds only heartbeats sealed with the
+cluster's key (the store opens nothing else) and not expired, so a redirect
+names only a node of this cluster, at the URL that node gave; nothing here is
+awaited by an action, so a match plays on whatever Redis does; every failure
+of Redis is :class:`StoreUnavailable`, which marks the store down until the
+next beat gets through.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 import msgspec
@@ -39,7 +42,7 @@ from ..identity import Player
 from ..match import views
 from ..match.info import MatchInfo
 from . import redirect
-from .entries import DirectoryEntry, EntryError, NodeInfo, PlayerEntry, Presence, decode
+from .entries import DirectoryEntry, NodeInfo, PlayerEntry, Presence
 from .store import LOBBY, PRESENCE, Store, StoreUnavailable
 
 __all__ = ["Node", "NodeHooks", "entry_for"]
@@ -91,8 +94,15 @@ class Node:
     """One node of a cluster, as this process sees the cluster."""
 
     def __init__(
-        self, store: Store, node_id: str, url: str, hooks: NodeHooks, heartbeat: float = 1.0
+        self,
+        store: Store,
+        node_id: str,
+        url: str,
+        hooks: NodeHooks,
+        heartbeat: float = 1.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        """``clock``: Unix time, which heartbeats' expiries are written and read in."""
         self.store = store
         self.id = node_id
         self.url = url
@@ -102,7 +112,8 @@ class Node:
         self.heartbeat = heartbeat
         #: a node is taken for dead after three missed beats
         self.ttl = 3 * heartbeat
-        self.started = time.time()
+        self._clock = clock
+        self.started = clock()
         #: whether Redis answered the last command
         self.store_ok = False
         #: other nodes' matches, by id
@@ -128,6 +139,8 @@ class Node:
         self._stale = False
         #: stopping: every loop ends at its next turn (see :meth:`stop`)
         self._stopping = False
+        #: expired heartbeats already warned about: (node, expiry)
+        self._stale_seen: set[tuple[str, float]] = set()
 
     # -- life -----------------------------------------------------------------------------
 
@@ -308,6 +321,7 @@ class Node:
             matches=len(self.hooks.local_matches()),
             connections=len(self._here),
             fingerprint=self.fingerprint,
+            expires=self._clock() + self.ttl,
         )
 
     async def _register(self) -> None:
@@ -426,21 +440,18 @@ class Node:
                 await asyncio.sleep(self.heartbeat)
 
     def _on_message(self, channel: str, data: bytes) -> None:
-        try:
-            if channel == LOBBY:
-                entry = decode(data, DirectoryEntry)
-                if entry.node != self.id:
-                    self._apply_entry(entry)
-            elif channel == PRESENCE:
-                presence = decode(data, Presence)
-                if presence.node == self.id:
-                    pass
-                elif presence.match is None:
-                    self.hooks.replace_player(presence.player)
-                else:
-                    self.hooks.leave_elsewhere(presence.player, presence.match)
-        except EntryError as exc:
-            log.warning("ignoring an unreadable message on %s: %s", channel, exc)
+        if channel == LOBBY:
+            entry = self.store.unpack(data, DirectoryEntry, f"a message on {channel}")
+            if entry is not None and entry.node != self.id:
+                self._apply_entry(entry)
+        elif channel == PRESENCE:
+            presence = self.store.unpack(data, Presence, f"a message on {channel}")
+            if presence is None or presence.node == self.id:
+                pass
+            elif presence.match is None:
+                self.hooks.replace_player(presence.player)
+            else:
+                self.hooks.leave_elsewhere(presence.player, presence.match)
 
     # -- the cache -------------------------------------------------------------------------------
 
@@ -461,7 +472,24 @@ class Node:
         for match_id in removed:
             self._tell_removed(match_id)
 
-    def _set_live(self, live: dict[str, NodeInfo]) -> None:
+    def _set_live(self, heard: dict[str, NodeInfo]) -> None:
+        now = self._clock()
+        live = {node: info for node, info in heard.items() if info.fresh_at(now)}
+        for node in sorted(set(heard) - set(live)):
+            # Redis drops a heartbeat when it expires: one still there is an old one
+            # written again, or its machine's clock is far off.
+            stale = (node, heard[node].expires)
+            if stale not in self._stale_seen:
+                if len(self._stale_seen) >= 1024:
+                    self._stale_seen.clear()
+                self._stale_seen.add(stale)
+                log.warning(
+                    "node %s's heartbeat in the cluster store expired at %.0f (it is %.0f"
+                    " here): it is ignored (written again, or that machine's clock is off)",
+                    node,
+                    heard[node].expires,
+                    now,
+                )
         flipped = set(live) ^ set(self.live)
         for node in sorted(flipped - {self.id}):
             if node in live:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..config import ServerConfig
 from .naming import check_node_id
+from .signing import KEY_ENV, KeyFileError, load_key, parse_key
 from .workers import worker_config
 
 __all__ = ["add_arguments", "apply", "redis_url"]
@@ -57,7 +60,8 @@ def _heartbeat(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--cluster``, ``--public-url``, ``--workers``, ``--node-id``, ``--heartbeat``."""
+    """Add ``--cluster``, ``--cluster-key-file``, ``--public-url``, ``--workers``,
+    ``--node-id``, ``--heartbeat``."""
     group = parser.add_argument_group(
         "cluster", "several nodes sharing one lobby through Redis (README: Architecture)"
     )
@@ -65,7 +69,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cluster",
         metavar="REDIS_URL",
         type=redis_url,
-        help="join the cluster of every node naming this Redis (redis://HOST:6379/0)",
+        help="join the cluster of every node naming this Redis (redis://HOST:6379/0;"
+        " with Redis's password: redis://:PASSWORD@HOST:6379/0)",
+    )
+    group.add_argument(
+        "--cluster-key-file",
+        metavar="FILE",
+        type=Path,
+        help="the key every node of the cluster shares, which seals what they keep in"
+        " Redis (64 hex digits: openssl rand -hex 32 > FILE; chmod 600 FILE); needed"
+        " with --cluster, except that --workers makes one for its own workers",
     )
     group.add_argument(
         "--public-url",
@@ -102,7 +115,7 @@ def apply(
     if args.cluster is None:
         if args.workers > 1:
             parser.error("--workers needs --cluster: the workers share their lobby through Redis")
-        for flag in ("public_url", "node_id"):
+        for flag in ("public_url", "node_id", "cluster_key_file"):
             if getattr(args, flag) is not None:
                 parser.error(f"--{flag.replace('_', '-')} needs --cluster")
         return config
@@ -110,9 +123,19 @@ def apply(
         parser.error("--cluster needs a fixed --port (or, for one node, --public-url)")
     if config.port + args.workers > 65535:
         parser.error(f"--workers {args.workers} needs ports up to {config.port + args.workers}")
+    if (
+        config.tls_cert is not None
+        and args.public_url is not None
+        and urlsplit(args.public_url).scheme != "wss"
+    ):
+        parser.error(
+            "--public-url must be wss:// with --tls: this node serves TLS, and its"
+            " redirects must not send players' tokens in clear"
+        )
     config = dataclasses.replace(
         config,
         cluster=args.cluster,
+        cluster_key=_cluster_key(parser, args),
         public_url=args.public_url,
         node_id=args.node_id,
         heartbeat=args.heartbeat,
@@ -123,3 +146,26 @@ def apply(
             parser.error(f"--worker must be 0 to {args.workers - 1}")
         config = worker_config(config, args.worker)
     return config
+
+
+def _cluster_key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bytes | None:
+    """The key of ``--cluster-key-file``, or the one ``--workers`` gave this worker;
+    None for a ``--workers`` supervisor given none (it makes one); else exits."""
+    try:
+        if args.cluster_key_file is not None:
+            return load_key(args.cluster_key_file)
+        if args.worker is not None:
+            given = os.environ.get(KEY_ENV)
+            if given is None:
+                parser.error(f"--worker is for the workers of --workers (no {KEY_ENV})")
+            return parse_key(given, KEY_ENV)
+    except KeyFileError as exc:
+        parser.error(str(exc))
+    if args.workers > 1:
+        return None
+    parser.error(
+        "--cluster needs --cluster-key-file FILE: the key every node of the cluster"
+        " shares, so that no one who can write to Redis can pose as a node and collect"
+        " the players sent there. Make one with: openssl rand -hex 32 > FILE &&"
+        " chmod 600 FILE — and give every node the same file"
+    )

@@ -20,6 +20,14 @@ Channels: ``tulips:lobby`` carries directory entries as they change (the
 ``match_update``s of every node), ``tulips:presence`` carries
 :class:`Presence` (a player said hello somewhere).
 
+Every value above but the two plain strings (``tokens`` and ``online``, which
+name a player and a node) and every message is sealed with the cluster's key
+(:mod:`.signing`): what comes back is opened here, and a value a node of this
+cluster did not seal — or one filed under another key than its own (a
+heartbeat of node A under ``node:B``) — is left out, with one warning.
+A token's player is believed only if that player's sealed entry holds the
+token's hash.
+
 Commands fail fast: two seconds at most each (plus the wait for one of at
 most 32 connections), no retries: a node goes on without Redis and catches
 up when it is back.
@@ -29,18 +37,22 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from .entries import DirectoryEntry, EntryError, NodeInfo, PlayerEntry, Presence, decode, encode
+from .signing import BadSeal, Sealer
 
-__all__ = ["LOBBY", "PRESENCE", "Store", "StoreUnavailable", "Subscription"]
+__all__ = ["LOBBY", "PRESENCE", "Store", "StoreUnavailable", "Subscription", "shown_url"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +74,27 @@ _FORGET_IF_HERE = (
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_E = TypeVar("_E")
+
+#: What each sealed value is (part of its seal: one kind is never taken for another).
+_SEAL_KIND: dict[type, str] = {
+    NodeInfo: "node",
+    DirectoryEntry: "directory",
+    PlayerEntry: "player",
+    Presence: "presence",
+}
+#: Bad values remembered so that each is warned about once (then forgotten, all at once).
+_MAX_WARNED = 4096
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password, if any, hidden (for logs and messages)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
 def _node_key(node: str) -> str:
@@ -88,8 +121,16 @@ def _guarded(method: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]
 class Store:
     """The cluster's Redis, as the commands a node needs."""
 
-    def __init__(self, url: str, timeout: float = 2.0, max_connections: int = 32) -> None:
-        self.url = url
+    def __init__(
+        self, url: str, key: bytes | None, timeout: float = 2.0, max_connections: int = 32
+    ) -> None:
+        """``url`` may carry Redis's password (``redis://:PASSWORD@HOST:6379/0``);
+        ``key`` is the cluster's (None: read unchecked, write nothing —
+        ``tulips-cluster nodes`` without the key)."""
+        #: the URL as logs show it (its password hidden)
+        self.url = shown_url(url)
+        self._sealer = Sealer(key)
+        self._warned: set[bytes] = set()
         # A bounded pool that makes a command wait for a connection (rather than
         # fail) when many hellos and joins ask at once. RESP2: on RESP3, redis-py 8
         # turns on maintenance notifications and then skips its check that a pooled
@@ -106,6 +147,35 @@ class Store:
         )
         self._redis: Any = aioredis.Redis(connection_pool=pool)
 
+    # -- seals --------------------------------------------------------------------------
+
+    @property
+    def checks(self) -> bool:
+        """Whether this store has the cluster's key (and so checks what it reads)."""
+        return self._sealer.checks
+
+    def _pack(self, value: msgspec.Struct) -> bytes:
+        return self._sealer.seal(_SEAL_KIND[type(value)], encode(value))
+
+    def unpack(self, data: bytes, kind: type[_E], where: str) -> _E | None:
+        """The value a node of this cluster sealed in ``data``, or None (warned
+        about once) if it is unreadable or not sealed so; ``where`` names it in
+        the warning."""
+        try:
+            return decode(self._sealer.open(_SEAL_KIND[kind], data), kind)
+        except (BadSeal, EntryError) as exc:
+            self._warn_once(where, data, str(exc))
+            return None
+
+    def _warn_once(self, where: str, data: bytes, why: str) -> None:
+        seen = hashlib.sha256(where.encode() + b"\0" + data).digest()[:16]
+        if seen in self._warned:
+            return
+        if len(self._warned) >= _MAX_WARNED:
+            self._warned.clear()
+        self._warned.add(seen)
+        log.warning("ignoring %s from the cluster store: %s", where, why)
+
     async def close(self) -> None:
         """Close every connection to Redis."""
         with contextlib.suppress(RedisError, OSError):
@@ -120,7 +190,7 @@ class Store:
         key = _node_key(info.node)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.exists(key)
-            pipe.set(key, encode(info), px=max(1, int(ttl * 1000)))
+            pipe.set(key, self._pack(info), px=max(1, int(ttl * 1000)))
             pipe.sadd(NODES, info.node)
             existed, _, _ = await pipe.execute()
         return bool(existed)
@@ -156,10 +226,11 @@ class Store:
         ):
             if data is None:
                 continue
-            try:
-                live[node] = decode(data, NodeInfo)
-            except EntryError as exc:
-                log.warning("node %s's heartbeat is unreadable: %s", node, exc)
+            info = self.unpack(data, NodeInfo, f"node {node}'s heartbeat")
+            if info is not None and info.node != node:
+                self._warn_once(f"node {node}'s heartbeat", data, f"it is {info.node}'s")
+            elif info is not None:
+                live[node] = info
         return live
 
     # -- the match directory ------------------------------------------------------------
@@ -169,7 +240,7 @@ class Store:
         """Write each entry to the directory (or remove a gone one) and tell every node."""
         async with self._redis.pipeline(transaction=False) as pipe:
             for entry in entries:
-                data = encode(entry)
+                data = self._pack(entry)
                 if entry.gone:
                     pipe.hdel(DIRECTORY, entry.match)
                 else:
@@ -182,23 +253,24 @@ class Store:
         """Every match of the cluster, by id (unreadable entries are left out)."""
         entries: dict[str, DirectoryEntry] = {}
         for match, data in (await self._redis.hgetall(DIRECTORY)).items():
-            try:
-                entries[match.decode()] = decode(data, DirectoryEntry)
-            except EntryError as exc:
-                log.warning("directory entry %r is unreadable: %s", match, exc)
+            entry = self._directory_entry(match.decode(errors="replace"), data)
+            if entry is not None:
+                entries[entry.match] = entry
         return entries
+
+    def _directory_entry(self, match: str, data: bytes) -> DirectoryEntry | None:
+        where = f"directory entry {match!r}"
+        entry = self.unpack(data, DirectoryEntry, where)
+        if entry is not None and entry.match != match:
+            self._warn_once(where, data, f"it is match {entry.match!r}'s")
+            return None
+        return entry
 
     @_guarded
     async def entry(self, match: str) -> DirectoryEntry | None:
         """One match's entry, if the directory has a readable one."""
         data = await self._redis.hget(DIRECTORY, match)
-        if data is None:
-            return None
-        try:
-            return decode(data, DirectoryEntry)
-        except EntryError as exc:
-            log.warning("directory entry %r is unreadable: %s", match, exc)
-            return None
+        return None if data is None else self._directory_entry(match, data)
 
     @_guarded
     async def forget_matches(self, matches: Iterable[str]) -> None:
@@ -216,10 +288,10 @@ class Store:
         async with self._redis.pipeline(transaction=False) as pipe:
             for player in players:
                 if overwrite:
-                    pipe.hset(PLAYERS, player.id, encode(player))
+                    pipe.hset(PLAYERS, player.id, self._pack(player))
                     pipe.hset(TOKENS, player.token_hash, player.id)
                 else:
-                    pipe.hsetnx(PLAYERS, player.id, encode(player))
+                    pipe.hsetnx(PLAYERS, player.id, self._pack(player))
                     pipe.hsetnx(TOKENS, player.token_hash, player.id)
             await pipe.execute()
 
@@ -232,10 +304,9 @@ class Store:
         data = await self._redis.hget(PLAYERS, player_id)
         if data is None:
             return None
-        try:
-            entry = decode(data, PlayerEntry)
-        except EntryError as exc:
-            log.warning("player %r is unreadable: %s", player_id, exc)
+        player = player_id.decode(errors="replace")
+        entry = self.unpack(data, PlayerEntry, f"player {player!r}")
+        if entry is None or entry.id != player:
             return None
         return entry if entry.token_hash == token_hash else None
 
@@ -255,11 +326,11 @@ class Store:
         async with self._redis.pipeline(transaction=False) as pipe:
             for player in online:
                 pipe.hset(ONLINE, player, node)
-                pipe.publish(PRESENCE, encode(Presence(player=player, node=node)))
+                pipe.publish(PRESENCE, self._pack(Presence(player=player, node=node)))
             for player in offline:
                 pipe.eval(_FORGET_IF_HERE, 1, ONLINE, player, node)
             for player, match in (entered or {}).items():
-                pipe.publish(PRESENCE, encode(Presence(player=player, node=node, match=match)))
+                pipe.publish(PRESENCE, self._pack(Presence(player=player, node=node, match=match)))
             await pipe.execute()
 
     @_guarded

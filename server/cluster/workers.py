@@ -11,7 +11,13 @@ and its own SQLite; its matches come back when it restarts there.
 
 With ``--tls`` and no certificate of the operator's, the supervisor makes the
 self-signed one before any worker starts, so that every worker serves the
-same certificate and a client's pin fits them all.
+same certificate and a client's pin fits them all; each worker's URL is then
+``wss://``.
+
+Without ``--cluster-key-file`` the supervisor makes a cluster key for this
+run and gives it to its workers in their environment (``TULIPS_CLUSTER_KEY``,
+which other users cannot read, unlike a command line): they are a cluster of
+their own. Nodes on other machines need one key file given to every node.
 
 The supervisor restarts a worker that dies (a crash, a kill), and on SIGINT
 or SIGTERM stops them all and waits for them to store what they accepted.
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -30,6 +37,7 @@ from types import FrameType
 from ..config import ServerConfig
 from ..lan import tls
 from .naming import node_url, with_port
+from .signing import KEY_ENV, make_key
 
 __all__ = ["supervise", "worker_config"]
 
@@ -44,7 +52,7 @@ _POLL = 0.2
 def worker_config(config: ServerConfig, index: int) -> ServerConfig:
     """The configuration of worker ``index`` of ``config.workers``."""
     own = config.port + 1 + index
-    base = node_url(config.host, config.port, config.public_url)
+    base = node_url(config.host, config.port, config.public_url, secure=config.tls_cert is not None)
     return dataclasses.replace(
         config,
         worker=index,
@@ -59,14 +67,15 @@ def worker_config(config: ServerConfig, index: int) -> ServerConfig:
 class _Worker:
     """One worker process and its recent deaths."""
 
-    def __init__(self, index: int, command: list[str]) -> None:
+    def __init__(self, index: int, command: list[str], env: dict[str, str] | None) -> None:
         self.index = index
         self.command = command
+        self.env = env
         self.process: subprocess.Popen[bytes] | None = None
         self.deaths: list[float] = []
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.command)
+        self.process = subprocess.Popen(self.command, env=self.env)
         log.info("worker %d started (pid %d)", self.index, self.process.pid)
 
     def given_up(self) -> bool:
@@ -78,8 +87,15 @@ class _Worker:
 def supervise(config: ServerConfig, argv: list[str]) -> int:
     """Run ``config.workers`` workers with ``argv`` until SIGINT or SIGTERM; 0 on a
     clean stop, 1 if every worker kept dying."""
+    env = None
+    if config.cluster_key is None:
+        env = {**os.environ, KEY_ENV: make_key().hex()}
+        log.info(
+            "the workers share a cluster key made for this run: nodes on other machines"
+            " cannot join them (give every node one --cluster-key-file for that)"
+        )
     workers = [
-        _Worker(i, [sys.executable, "-m", "server", *argv, "--worker", str(i)])
+        _Worker(i, [sys.executable, "-m", "server", *argv, "--worker", str(i)], env)
         for i in range(config.workers)
     ]
     stopping = False

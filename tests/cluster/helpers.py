@@ -1,6 +1,6 @@
 """Real clusters for the tests: a private redis-server and server nodes run as
 ``python -m server`` subprocesses on 127.0.0.1, each with its own data
-directory; every wait is bounded."""
+directory and the key file of the test's directory; every wait is bounded."""
 
 from __future__ import annotations
 
@@ -35,12 +35,24 @@ needs_redis = pytest.mark.skipif(
 _T = TypeVar("_T")
 
 
+def key_file(directory: Path) -> Path:
+    """The cluster key file of the nodes whose data directories are in
+    ``directory`` (made now, readable by its owner only, if there is none)."""
+    path = directory / "cluster.key"
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_text(os.urandom(32).hex() + "\n")
+        path.chmod(0o600)
+    return path
+
+
 class NodeProcess:
     """One server node: ``python -m server --cluster …`` on its own port and data dir."""
 
     def __init__(self, redis_url: str, data_dir: Path, *extra: str) -> None:
         self.redis_url = redis_url
         self.data_dir = data_dir
+        self.key_file = key_file(data_dir.parent)
         self.port = free_port()
         self.extra = extra
         self.process: subprocess.Popen[bytes] | None = None
@@ -65,6 +77,8 @@ class NodeProcess:
             str(self.data_dir),
             "--cluster",
             self.redis_url,
+            "--cluster-key-file",
+            str(self.key_file),
             "--public-url",
             self.url,
             "--heartbeat",

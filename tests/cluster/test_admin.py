@@ -48,6 +48,7 @@ async def test_a_node_gone_for_good_is_forgotten_with_its_matches(tmp_path: Path
             health = far.health()
             assert health is not None
             far_id = str(health["cluster"]["node"])
+            key = ("--cluster-key-file", str(far.key_file))
 
             listed = tulips_cluster("--cluster", redis.url, "nodes")
             assert listed.returncode == 0, listed.stderr
@@ -55,7 +56,7 @@ async def test_a_node_gone_for_good_is_forgotten_with_its_matches(tmp_path: Path
             assert len(lines) == 2 and all(" alive " in line for line in lines)
             assert any(line.startswith(far_id) and " 1 matches" in line for line in lines)
 
-            alive = tulips_cluster("--cluster", redis.url, "forget-node", far_id)
+            alive = tulips_cluster("--cluster", redis.url, *key, "forget-node", far_id)
             assert alive.returncode == 1 and "is alive" in alive.stderr
             assert await _listed(browser, match) is not None
 
@@ -67,7 +68,7 @@ async def test_a_node_gone_for_good_is_forgotten_with_its_matches(tmp_path: Path
                 return summary is not None and not summary.available
 
             await eventually(unavailable, "node 2's match shows as unavailable")
-            forgot = tulips_cluster("--cluster", redis.url, "forget-node", far_id)
+            forgot = tulips_cluster("--cluster", redis.url, *key, "forget-node", far_id)
             assert forgot.returncode == 0, forgot.stderr
             assert forgot.stdout.strip() == f"forgot node {far_id}: 1 matches left the lobby"
             removed = await browser.next_of(wire.MatchRemoved, timeout=5)
@@ -75,7 +76,7 @@ async def test_a_node_gone_for_good_is_forgotten_with_its_matches(tmp_path: Path
             assert await _listed(browser, match) is None
             after = tulips_cluster("--cluster", redis.url, "nodes").stdout.splitlines()
             assert len(after) == 1 and far_id not in after[0]
-            again = tulips_cluster("--cluster", redis.url, "forget-node", far_id)
+            again = tulips_cluster("--cluster", redis.url, *key, "forget-node", far_id)
             assert again.returncode == 1 and "knows no node" in again.stderr
 
             far.start()

@@ -18,7 +18,7 @@ from client.sdk import Session
 from client.trust import fingerprint
 from server.lan.tls import CERT_FILE, KEY_FILE, load
 
-from .helpers import HEARTBEAT, ROOT, fetch_health, needs_redis, wait_sync
+from .helpers import HEARTBEAT, ROOT, eventually, fetch_health, needs_redis, wait_sync
 
 pytestmark = needs_redis
 
@@ -92,6 +92,59 @@ def test_workers_with_tls_serve_one_certificate(tmp_path: Path) -> None:
             made = load(tmp_path / CERT_FILE, tmp_path / KEY_FILE).fingerprint
             served = {_served_fingerprint(p) for p in [*own, *[port] * 8]}
             assert served == {made}
+        finally:
+            parent.send_signal(signal.SIGTERM)
+            assert parent.wait(30) == 0
+
+
+async def test_workers_with_tls_join_each_other_over_wss(tmp_path: Path) -> None:
+    """Issue 29: with `--workers 2 --tls` and no `--public-url`, workers registered
+    ws:// URLs and cross-worker joins failed ("use wss://"). Now each registers
+    wss://, and a pinned player on one worker joins the other's match through
+    the redirect, over wss, with the one certificate the workers share."""
+    with RedisProcess() as redis:
+        port = free_port_run(2)
+        command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--data-dir", str(tmp_path), "--cluster", redis.url, "--workers", "2"]
+        command += ["--heartbeat", str(HEARTBEAT), "--log-level", "WARNING", "--tls"]
+        command += ["--bot-delay", "0"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        parent = subprocess.Popen(command, cwd=ROOT, env=env)
+        own = [port + 1, port + 2]
+        urls = [f"wss://127.0.0.1:{p}" for p in own]
+        try:
+            wait_sync(
+                lambda: all(
+                    len((fetch_health(p, tls=True) or {}).get("cluster", {}).get("nodes", {})) == 2
+                    for p in own
+                ),
+                "both workers up and in the cluster",
+            )
+            health = fetch_health(own[0], tls=True)
+            assert health is not None
+            assert sorted(health["cluster"]["nodes"].values()) == urls
+            pin = load(tmp_path / CERT_FILE, tmp_path / KEY_FILE).fingerprint
+            host = Session(urls[0], "Host", fingerprint=pin)
+            guest = Session(urls[1], "Guest", fingerprint=pin)
+            await host.open()
+            await guest.open()
+            try:
+                match = (await host.create_match(name="across workers", seats=2)).match
+
+                async def joined() -> wire.Joined | None:
+                    try:
+                        return await guest.join(match)
+                    except Exception as exc:  # worker 1 may not have heard of it yet
+                        if "no match" in str(exc):
+                            return None
+                        raise
+
+                seat = await eventually(joined, "the guest joins through the redirect")
+                assert seat.match == match and seat.seat is not None
+                assert guest.url == urls[0] and guest.fingerprint == pin
+            finally:
+                await host.close()
+                await guest.close()
         finally:
             parent.send_signal(signal.SIGTERM)
             assert parent.wait(30) == 0
