@@ -16,16 +16,29 @@ or, to follow the LAN as servers come and go::
         async for servers in browser.changes():
             ...
 
+An entry is one announcement as one device made it: each instance the
+browse finds is resolved by asking every device that answers for it
+(:mod:`client.responders`), and each answer becomes its own
+:class:`ServerInfo`, keyed by :attr:`ServerInfo.key` — instance name, port,
+addresses and fingerprint — never by the name alone. Two devices announcing
+the same name are two entries, each with its own address and fingerprint; one
+device's address is never paired with another's fingerprint.
+
+An announced fingerprint says only what that device claims: anyone on the LAN
+can announce anything. Connect pinned to it only where that is enough (the
+terminal client treats it as a hint and still asks the player).
+
 An announcement this module cannot read (another program's, or a damaged
 one) is left out and logged at debug level, never raised. Browsing only
 sends mDNS queries on the interfaces given (by name or address), or on every
-interface when none is.
+IPv4 interface when none is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import logging
 import time
@@ -52,8 +65,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: How long to wait for one announced server's records, in milliseconds.
-RESOLVE_MS = 3000
+#: How long to collect the answers for one announced instance, in seconds.
+RESOLVE_WINDOW = 1.0
 
 
 class BadAnnouncement(ValueError):
@@ -88,6 +101,14 @@ class ServerInfo:
         """``ws://host:port`` or ``wss://host:port``."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{'wss' if self.tls else 'ws'}://{host}:{self.port}"
+
+    @property
+    def key(self) -> str:
+        """What tells this announcement apart from any other: name, scheme, port,
+        addresses and fingerprint (two servers called alike have different keys)."""
+        scheme = "wss" if self.tls else "ws"
+        addresses = ",".join(sorted(self.addresses))
+        return "\n".join((self.name, scheme, str(self.port), addresses, self.fingerprint or ""))
 
     @property
     def compatible(self) -> bool:
@@ -163,29 +184,54 @@ def interface_addresses(names: Sequence[str]) -> list[str]:
     return result
 
 
-class ServerBrowser:
-    """Follows the servers on the LAN while open (``async with``)."""
+def _ipv4_addresses() -> list[str]:
+    """Every IPv4 address of this machine (what zeroconf browses on by default)."""
+    import ifaddr
 
-    def __init__(self, interfaces: Sequence[str] = ()) -> None:
-        """``interfaces``: names or addresses to browse on (default: all)."""
+    return [
+        ip.ip
+        for adapter in ifaddr.get_adapters()
+        for ip in adapter.ips
+        if isinstance(ip.ip, str) and ip.network_prefix != 32
+    ]
+
+
+class ServerBrowser:
+    """Follows the servers on the LAN while open (``async with``).
+
+    State: ``_servers`` maps each instance name to its entries (by
+    :attr:`ServerInfo.key`), one per device that answered for it; only the
+    resolving task of that name replaces them, and a withdrawn name drops them."""
+
+    def __init__(self, interfaces: Sequence[str] = (), *, window: float = RESOLVE_WINDOW) -> None:
+        """``interfaces``: names or addresses to browse on (default: all);
+        ``window``: seconds to collect the answers for one instance."""
         self.interfaces = tuple(interfaces)
-        self._servers: dict[str, ServerInfo] = {}
+        self.window = window
+        self._servers: dict[str, dict[str, ServerInfo]] = {}
         self._changed = asyncio.Event()
         self._zeroconf: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._resolving: dict[str, asyncio.Task[None]] = {}
+        self._ask_on: list[str] = []
         self._started = 0.0
 
     @property
     def servers(self) -> tuple[ServerInfo, ...]:
-        """The servers seen so far and not withdrawn, by name."""
-        return tuple(sorted(self._servers.values(), key=lambda s: (s.name.lower(), s.host)))
+        """The servers seen so far and not withdrawn, by name (then address)."""
+        found = [server for entries in self._servers.values() for server in entries.values()]
+        return tuple(
+            sorted(found, key=lambda s: (s.name.lower(), s.host, s.port, s.fingerprint or ""))
+        )
 
     async def __aenter__(self) -> ServerBrowser:
         from zeroconf import InterfaceChoice
         from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
 
         addresses = interface_addresses(self.interfaces) if self.interfaces else None
+        self._ask_on = [
+            a for a in (addresses or _ipv4_addresses()) if ipaddress.ip_address(a).version == 4
+        ]
         self._started = time.monotonic()
         self._zeroconf = AsyncZeroconf(interfaces=addresses or InterfaceChoice.All)
         self._browser = AsyncServiceBrowser(
@@ -200,9 +246,11 @@ class ServerBrowser:
 
     async def aclose(self) -> None:
         """Stop browsing."""
-        for task in list(self._tasks):
+        tasks = list(self._resolving.values())
+        self._resolving.clear()
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         if self._browser is not None:
             await self._browser.async_cancel()
             self._browser = None
@@ -219,31 +267,56 @@ class ServerBrowser:
     ) -> None:
         from zeroconf import ServiceStateChange
 
+        pending = self._resolving.pop(name, None)
+        if pending is not None:
+            pending.cancel()  # what it would read is older than this change
         if state_change is ServiceStateChange.Removed:
             if self._servers.pop(name, None) is not None:
                 self._changed.set()
             return
         task = asyncio.get_running_loop().create_task(self._resolve(service_type, name))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._resolving[name] = task
+        task.add_done_callback(lambda done: self._forget_task(name, done))
+
+    def _forget_task(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._resolving.get(name) is task:
+            del self._resolving[name]
 
     async def _resolve(self, service_type: str, name: str) -> None:
-        from zeroconf.asyncio import AsyncServiceInfo
+        """Ask every device answering for ``name``; each answer is one entry, listed
+        as it comes. When the window closes, the entries of ``name`` are exactly
+        the answers of this round (none at all: the old ones stay)."""
+        from .responders import Reply, ask_responders
 
-        assert self._zeroconf is not None
-        info = AsyncServiceInfo(service_type, name)
-        if not await info.async_request(self._zeroconf.zeroconf, RESOLVE_MS):
-            log.debug("ignoring %r: it did not answer with its address and port", name)
-            return
+        fresh: dict[str, ServerInfo] = {}
+
+        def take(reply: Reply) -> None:
+            try:
+                server = ServerInfo.from_service(reply.service_info(service_type))
+            except BadAnnouncement as exc:
+                log.debug("ignoring an announcement: %s (from %s)", exc, reply.source)
+                return
+            except Exception as exc:  # records zeroconf cannot make a ServiceInfo of
+                log.debug("ignoring an announcement of %r from %s: %r", name, reply.source, exc)
+                return
+            entries = self._servers.setdefault(name, {})
+            previous = entries.get(server.key)
+            seen = previous.seen_after if previous else time.monotonic() - self._started
+            server = dataclasses.replace(server, seen_after=seen)
+            fresh[server.key] = server
+            if previous != server:
+                entries[server.key] = server
+                self._changed.set()
+
         try:
-            old = self._servers.get(name)
-            seen = old.seen_after if old else time.monotonic() - self._started
-            server = ServerInfo.from_service(info, seen)
-        except BadAnnouncement as exc:
-            log.debug("ignoring an announcement: %s", exc)
-            return
-        if self._servers.get(name) != server:
-            self._servers[name] = server
+            await ask_responders(name, self._ask_on, self.window, on_reply=take)
+        finally:
+            if not self._servers.get(name):
+                self._servers.pop(name, None)
+        if not fresh:
+            log.debug("ignoring %r: nothing usable answered with its address and port", name)
+        elif self._servers.get(name) != fresh:
+            self._servers[name] = fresh
             self._changed.set()
 
     async def changes(self) -> AsyncIterator[tuple[ServerInfo, ...]]:

@@ -8,10 +8,15 @@ or messages (:class:`LobbyScreen.Picked`). All network work runs in workers:
 one reads the session, the others send requests.
 
 ``tulips connect`` with no address first shows the servers found on the LAN
-(:class:`ServerListScreen`, fed by a browsing worker) and connects to the one
-picked, checking a ``wss://`` certificate against the fingerprint it
-announced; a ``wss://`` server met for the first time without one is shown
-to the player, who decides whether to trust it (:class:`TrustScreen`).
+(:class:`ServerListScreen`, fed by a browsing worker; one entry per
+announcement, so two servers called alike are two entries) and connects to
+the one picked. A ``wss://`` server met for the first time is shown to the
+player, who decides whether to trust it (:class:`TrustScreen`) — a picked
+server as much as a typed address: anyone on the LAN can announce any name
+and fingerprint, so the fingerprint it announced is only a hint. The prompt
+says whether the certificate is the one announced; one that is not is
+refused without asking (``announcement_mismatch``), and nothing reaches
+``known_servers`` unless the player said yes.
 
 End-of-game reveals are paced: ``secret_revealed`` events are applied one at
 a time, ``reveal_delay`` seconds apart, and whatever follows them waits its
@@ -41,7 +46,7 @@ from textual.binding import Binding
 import protocol as wire
 from client.discovery import ServerInfo, follow
 from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
-from client.trust import KnownServers
+from client.trust import KnownServers, server_key
 
 from .i18n import t
 from .identity import IdentityStore
@@ -146,7 +151,12 @@ class TulipsApp(App[int]):
         super().__init__()
         self.plan = plan
         self.url = plan.url
+        #: the pinned fingerprint (``--fingerprint``): the certificate must be this one
         self.fingerprint = plan.fingerprint
+        #: the fingerprint the picked LAN server announced: a hint for the trust prompt
+        #: about that server (``host:port``) only
+        self.announced: str | None = None
+        self._announced_by = ""
         self.sessions = sessions if sessions is not None else self._real_session
         self.identity = identity
         self.known_servers = known_servers
@@ -232,7 +242,7 @@ class TulipsApp(App[int]):
                 self.exit(0)
                 return
             self.url = picked.url
-            self.fingerprint = self.fingerprint or picked.fingerprint
+            self.announced, self._announced_by = picked.fingerprint, server_key(picked.url)
         self.connecting.status = t("status.connecting", url=self.url)
         session = await self._open()
         if session is None:
@@ -290,14 +300,29 @@ class TulipsApp(App[int]):
         )
 
     async def ask_trust(self, server: str, fingerprint: str) -> bool:
-        """Show a server's certificate fingerprint the first time; True if the player trusts it."""
+        """Show a server's certificate fingerprint the first time; True if the player trusts it.
+
+        A LAN server whose certificate is not the one it announced is refused
+        without asking (:class:`CertificateRefused`, ``announcement_mismatch``):
+        the player picked that announcement, and this is not its server."""
+        announced = self.announced if server == self._announced_by else None
+        if announced is not None and announced != fingerprint:
+            raise CertificateRefused(
+                f"the certificate of {server} is {fingerprint}, not the {announced} "
+                "it announced on the LAN",
+                "announcement_mismatch",
+                server=server,
+                actual=fingerprint,
+                expected=announced,
+            )
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         def done(trusted: bool | None) -> None:
             if not answer.done():
                 answer.set_result(bool(trusted))
 
-        self.push_screen(TrustScreen(server, fingerprint), done)
+        screen = TrustScreen(server, fingerprint, announced=announced is not None)
+        self.push_screen(screen, done)
         return await answer
 
     def _connect_failure(self, exc: ConnectError) -> str:
@@ -311,6 +336,10 @@ class TulipsApp(App[int]):
                 actual=exc.actual,
                 path=exc.path,
                 line=exc.line,
+            )
+        if exc.code == "announcement_mismatch":
+            return t(
+                "trust.not_announced", server=exc.server, expected=exc.expected, actual=exc.actual
             )
         if exc.code == "fingerprint_mismatch":
             return t("trust.mismatch", server=exc.server, expected=exc.expected, actual=exc.actual)

@@ -16,6 +16,9 @@ Invariants:
 - The TXT record follows the lobby: it is read once every ``check_every``
   seconds, and re-announced when what it says changed, at most once every
   ``min_gap`` seconds, so a busy lobby does not flood the LAN.
+- A name already announced by another device is not taken from it: zeroconf
+  probes first and announces this server as ``NAME-2`` (``-3`` …) instead,
+  and the log says so at WARNING, with the name it took.
 - Nothing here can stop the server from serving: registration runs in the
   background, failures are logged, and :meth:`Announcer.stop` is bounded.
 """
@@ -140,7 +143,8 @@ class Announcer:
         self.min_gap = min_gap
         #: what was last announced (None before the first registration)
         self.announced: Announcement | None = None
-        #: the instance name on the LAN: ``instance`` with " (2)" etc. after a clash
+        #: the instance name on the LAN: ``instance``, or ``instance-2`` etc. when
+        #: another device already announced that name (logged at WARNING)
         self.registered_name: str | None = None
         self._zeroconf: AsyncZeroconf | None = None
         self._task: asyncio.Task[None] | None = None
@@ -178,9 +182,17 @@ class Announcer:
             return
         self.registered_name = info.name
         self.announced = current
+        taken = info.name.removesuffix("." + SERVICE_TYPE)
+        if taken != self.instance:  # zeroconf probed, found the name in use, and renamed
+            log.warning(
+                "another server on the LAN is called %r; this one is announced as %r"
+                " (players see both names: start it with another --name to choose its own)",
+                self.instance,
+                taken,
+            )
         log.info(
             "announced on the LAN as %r (%s) on %s",
-            info.name.removesuffix("." + SERVICE_TYPE),
+            taken,
             SERVICE_TYPE,
             ", ".join(self.addresses),
         )

@@ -6,6 +6,8 @@ namespaces of its own (unique names per run), links them with a veth pair
 created inside them (it never exists in the machine's namespace), gives each
 end a 10.x address that exists only there, turns multicast on, and deletes
 both namespaces — and with them the link — on exit, whatever happened.
+:func:`private_hub` does the same for several namespaces on one bridge (two
+servers and a client, say), the bridge in a namespace of its own.
 
 Creating namespaces needs root (or CAP_SYS_ADMIN); where that fails,
 :class:`NoNamespaces` carries the error so a test can say why it skips.
@@ -120,3 +122,54 @@ def private_namespace(addresses: Sequence[str]) -> Iterator[str]:
         yield ns
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+
+
+#: The subnet of a private hub (:func:`private_hub`; exists only inside its namespaces).
+HUB_SUBNET = "10.213.8"
+
+
+@dataclass(frozen=True)
+class Host:
+    """One namespace on a private hub: its name, its interface and its address."""
+
+    ns: str
+    interface: str
+    address: str
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` run inside this host's namespace."""
+        return ["ip", "netns", "exec", self.ns, *argv]
+
+
+@contextlib.contextmanager
+def private_hub(count: int) -> Iterator[list[Host]]:
+    """``count`` fresh namespaces on one private Ethernet segment: a bridge in a
+    namespace of its own, a veth pair from it to each host (made inside the
+    namespaces: no link ever exists in the machine's namespace), multicast on.
+    Host ``i`` has address ``10.213.8.(i+1)``. Everything is removed on exit."""
+    tag = f"{os.getpid() % 100000}{secrets.token_hex(2)}"
+    hub = f"tulips-{tag}-hub"
+    hosts = [Host(f"tulips-{tag}-h{i}", "tlp-lan", f"{HUB_SUBNET}.{i + 1}") for i in range(count)]
+    made: list[str] = []
+    try:
+        for ns in (hub, *(host.ns for host in hosts)):
+            _ip("netns", "add", ns)
+            made.append(ns)
+        _ip("-n", hub, "link", "add", "br0", "type", "bridge")
+        _ip("-n", hub, "link", "set", "br0", "type", "bridge", "mcast_snooping", "0")
+        _ip("-n", hub, "link", "set", "br0", "up")
+        for i, host in enumerate(hosts):
+            port = f"port{i}"
+            _ip(
+                "-n", hub, "link", "add", port, "type", "veth",
+                "peer", "name", host.interface, "netns", host.ns,
+            )  # fmt: skip
+            _ip("-n", hub, "link", "set", port, "master", "br0", "up")
+            _ip("-n", host.ns, "link", "set", "lo", "up")
+            _ip("-n", host.ns, "addr", "add", f"{host.address}/24", "dev", host.interface)
+            _ip("-n", host.ns, "link", "set", host.interface, "multicast", "on", "up")
+            _ip("-n", host.ns, "route", "add", "224.0.0.0/4", "dev", host.interface)
+        yield hosts
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)

@@ -5,12 +5,16 @@ in memory, and a loopback server's own sockets."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import os
 import re
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
@@ -20,7 +24,12 @@ import protocol as wire
 from client.discovery import BadAnnouncement, ServerInfo
 from client.sdk import Session
 from protocol.lan import SERVICE_TYPE, Announcement, fingerprint, parse_fingerprint
-from server.lan.discovery import announce_addresses, instance_label, lobby_announcement
+from server.lan.discovery import (
+    Announcer,
+    announce_addresses,
+    instance_label,
+    lobby_announcement,
+)
 from tests.server.helpers import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,3 +203,44 @@ def test_tulips_server_on_127_0_0_1_opens_no_udp_socket() -> None:
         process.terminate()
         _, log = process.communicate(timeout=15)
     assert "announce" not in log.lower()
+
+
+class _RenamingZeroconf:
+    """Stands in for zeroconf when another device holds the name: probing renames."""
+
+    async def async_register_service(
+        self, info: ServiceInfo, allow_name_change: bool = False
+    ) -> Awaitable[None]:
+        assert allow_name_change
+        info.name = f"{info.name.removesuffix('.' + SERVICE_TYPE)}-2.{SERVICE_TYPE}"
+        return asyncio.sleep(0)
+
+
+async def test_a_server_that_had_to_rename_itself_says_so_at_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 29: "a server that had to rename itself says so at WARNING, with the name
+    it took" (before, only an INFO line named the new name)."""
+    announcer = Announcer(
+        name="Friday table",
+        port=8765,
+        addresses=["192.0.2.7"],
+        status=lambda: Announcement((1,)),
+    )
+    announcer._zeroconf = _RenamingZeroconf()  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="server.discovery"):
+        task = asyncio.get_running_loop().create_task(announcer._run())
+        for _ in range(100):
+            if announcer.registered_name is not None:
+                break
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    assert announcer.registered_name == f"Friday table-2.{SERVICE_TYPE}"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "another server on the LAN is called 'Friday table'; this one is announced as "
+        "'Friday table-2' (players see both names: start it with another --name to choose"
+        " its own)"
+    ]

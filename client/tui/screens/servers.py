@@ -3,9 +3,17 @@
 The list stays live: the app browses (:mod:`client.discovery`) and sets
 ``servers`` whenever one comes, goes or changes; this screen only shows them
 and dismisses with the one picked (None: the player quit).
+
+Each row is one announcement (:attr:`ServerInfo.key`), never one name: two
+servers that call themselves alike are two rows, their names in yellow, told
+apart by their address and, for ``wss://`` ones, the first pairs of their
+certificate's fingerprint after the name (where the player compares it with
+the one the server's host printed).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,10 +36,15 @@ _COLUMNS = (
     "servers.open",
     "servers.free",
 )
+#: Hex pairs of the fingerprint shown in the list (the trust dialog shows all 32).
+_SHOWN_PAIRS = 4
 
 
-def _cells(server: ServerInfo) -> tuple[Text, ...]:
-    name = Text(server.name)
+def _cells(server: ServerInfo, *, alike: bool = False) -> tuple[Text, ...]:
+    name = Text(server.name, style="yellow" if alike else "")
+    if alike and server.fingerprint:
+        pairs = server.fingerprint.removeprefix("SHA256:").split(":")[:_SHOWN_PAIRS]
+        name.append(" " + ":".join(pairs) + "…", style="cyan")
     if not server.compatible:
         name.append(" " + t("servers.incompatible"), style="red")
     # The URL as `tulips connect` takes it: wss:// is encrypted (the key bar says so).
@@ -75,7 +88,8 @@ class ServerListScreen(Screen[ServerInfo | None]):
     def _show(self, servers: tuple[ServerInfo, ...]) -> None:
         table = self.query_one(DataTable)
         selected = self._selected()
-        cells = [_cells(server) for server in servers]
+        names = Counter(server.name for server in servers)
+        cells = [_cells(server, alike=names[server.name] > 1) for server in servers]
         table.clear(columns=True)
         for i, label in enumerate(_COLUMNS):
             header = Text(t(label))
@@ -107,4 +121,4 @@ class ServerListScreen(Screen[ServerInfo | None]):
 
 
 def _key(server: ServerInfo) -> str:
-    return f"{server.name}\n{server.url}"
+    return server.key

@@ -3,6 +3,9 @@ certificate's fingerprint and ask whether to trust it (as SSH does).
 
 Dismisses with True (trust it: the app remembers it in ``known_servers``) or
 False (do not connect). Nothing is trusted by default: Escape and ``n`` say no.
+A server picked from the LAN list is asked about the same way; the dialog
+adds that its announcement named this fingerprint, and that this proves
+nothing by itself (anyone on the LAN can announce anything).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ __all__ = ["TrustScreen"]
 
 
 class TrustScreen(ModalScreen[bool]):
-    """Asks whether to trust ``server``'s certificate, shown by ``fingerprint``."""
+    """Asks whether to trust ``server``'s certificate, shown by ``fingerprint``
+    (``announced``: the server was picked from the LAN list, announcing it)."""
 
     BINDINGS = [
         Binding("escape", "answer(False)", show=False),
@@ -28,10 +32,11 @@ class TrustScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", show=False),
     ]
 
-    def __init__(self, server: str, fingerprint: str) -> None:
+    def __init__(self, server: str, fingerprint: str, *, announced: bool = False) -> None:
         super().__init__()
         self.server = server
         self.fingerprint = fingerprint
+        self.announced = announced
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trust", classes="dialog"):
@@ -39,6 +44,8 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(
                 Text(_two_lines(self.fingerprint), style="bold cyan"), id="trust-fingerprint"
             )
+            if self.announced:
+                yield Static(t("trust.announced"), id="trust-announced")
             yield Static(t("trust.compare"), id="trust-compare")
             with Horizontal(classes="buttons"):
                 yield Button(t("trust.yes"), id="trust-yes", variant="warning", compact=True)
