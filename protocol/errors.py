@@ -105,10 +105,10 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "has one, came before this error.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
     "actions; the match is unchanged.",
-    ErrorCode.RATE_LIMITED: "After `hello`: the connection sent more than its rate allows "
-    "(`welcome.limits`) and kept on; the server had slowed down reading it, and now closes it "
-    "with 4008. On `hello` without a token: the client's address has made too many new "
-    "identities lately; say `hello` with a token, or try again later.",
+    ErrorCode.RATE_LIMITED: "The connection sent more frames (messages, pings and pongs) than "
+    "its rate allows (`welcome.limits`) and kept on; the server had slowed down reading it, "
+    "and now closes it with 4008. On `hello` without a token: the client's address has made "
+    "too many new identities lately; say `hello` with a token, or try again later.",
     ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
     "On `hello` the connection is closed.",
     ErrorCode.STORAGE_UNAVAILABLE: "The server cannot write to its disk now (full, or "

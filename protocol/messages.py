@@ -324,11 +324,14 @@ class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
     ]
     rate_limit: Annotated[
         _NonNegative,
-        Meta(description="messages per second a connection may send, on average"),
+        Meta(
+            description="frames (messages, pings and pongs) per second a connection may send, "
+            "on average"
+        ),
     ]
     rate_burst: Annotated[
         Count,
-        Meta(description="messages it may send at once, beyond that average"),
+        Meta(description="frames it may send at once, beyond that average"),
     ]
     grace_period: Annotated[
         _NonNegative,

@@ -57,6 +57,9 @@ log = logging.getLogger("server")
 _FLOODING = wire.ProtocolError(
     wire.ErrorCode.RATE_LIMITED, "too many messages for too long; closing the connection"
 )
+#: what a flooder is sent before it is closed with 4008
+_FLOODING_FRAME = wire.encode(error_for(_FLOODING))
+_FLOOD_CLOSE = (wire.CloseCode.RATE_LIMITED, "flooding")
 
 
 def memory_bytes() -> int:
@@ -394,9 +397,14 @@ class TulipsServer:
             ipv6_prefix=config.ipv6_prefix,
         )
         self.peers.add(peer)
+        # Every frame counts against one budget: messages (in _serve), and pings
+        # and pongs, which websockets answers by itself, from the first frame on.
+        pacer = Pacer(config.rate_limit, config.rate_burst)
+        if isinstance(connection, TulipsConnection):
+            connection.pace(pacer, lambda: peer.fail(_FLOODING_FRAME, *_FLOOD_CLOSE))
         try:
             if await self._hello(peer):
-                await self._serve(peer)
+                await self._serve(peer, pacer)
         except ConnectionClosed:
             pass
         except Exception:
@@ -474,18 +482,17 @@ class TulipsServer:
                 "say hello with your token, or try again in a minute",
             )
 
-    async def _serve(self, peer: Peer) -> None:
-        pacer = Pacer(self.config.rate_limit, self.config.rate_burst)
+    async def _serve(self, peer: Peer, pacer: Pacer) -> None:
         bad = 0
         async for frame in peer.connection:
             if peer.closing:  # being closed (replaced, too slow): what it sends is moot
                 return
             peer.received += 1
             if not await pacer.admit():  # every frame counts, good or bad
-                peer.send(wire.encode(error_for(_FLOODING)))
+                peer.send(_FLOODING_FRAME)
                 # Read no more: parsing the backlog of a flood to find its close
                 # frame would cost more than letting the close time out.
-                await peer.flush_and_close(wire.CloseCode.RATE_LIMITED, "flooding")
+                await peer.flush_and_close(*_FLOOD_CLOSE)
                 return
             try:
                 message = wire.decode_client_message(_as_bytes(frame))

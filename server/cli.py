@@ -207,7 +207,8 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         type=_rate,
         default=defaults.rate_limit,
         help="frames a second one connection may send, in bursts of up to twice that (at "
-        f"least {MIN_RATE_BURST}); every frame counts, good or bad. Past it the server reads "
+        f"least {MIN_RATE_BURST}); every frame counts, good or bad, pings and pongs "
+        "included. Past it the server reads "
         "that connection more slowly; one that keeps on is closed (4008) "
         "(default: %(default)s)",
     )
@@ -225,10 +226,11 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         type=_ipv6_prefix,
         default=defaults.ipv6_prefix,
         metavar="BITS",
-        help="an IPv6 client outside the server's own network counts, for the "
-        "per-address limits, as its whole /BITS network, since a home is given a "
-        "whole /64 to pick addresses from (default: %(default)s; 128 counts each "
-        "address alone)",
+        help="an IPv6 client counts, for the per-address limits, as its whole /BITS "
+        "network, the server's own LAN included, and every link-local address of one "
+        "interface as one, since a device may pick any address in its /64: the IPv6 "
+        "devices of one LAN share one budget (default: %(default)s; 128 counts each "
+        "address alone, for a LAN whose devices you all trust)",
     )
     parser.add_argument(
         "--allow-origin",

@@ -33,9 +33,9 @@ class ServerConfig:
     #: connections one address may hold at once (refused with HTTP 429 beyond it);
     #: a household's laptops each have their own address and hold one or two
     max_connections_per_address: int = 64
-    #: an IPv6 client outside the server's own network counts, for every per-address
-    #: limit, as its whole network of this prefix length (a home gets a /64 and may
-    #: use any address in it); 128 counts each address alone
+    #: an IPv6 client counts, for every per-address limit, as its whole network of
+    #: this prefix length, the server's own too (a device may use any address in its
+    #: /64), and link-local ones as one per interface; 128 counts each address alone
     ipv6_prefix: int = 64
     #: whether the per-address limits (connections, new identities) also apply to
     #: loopback; off, so tests and ``tulips-loadtest`` on the server's own machine

@@ -23,6 +23,10 @@ holds and give up on a client that does not answer within ``close_timeout``
 — or, when the client is closed for what it did (a bad frame, a flood, no
 hello, not reading), within :data:`FAULT_CLOSE_TIMEOUT`: a client that ignores
 the close it earned holds no connection for long.
+
+A client's pings and pongs spend from its rate limit as its messages do
+(:class:`PacedProtocol`, :meth:`TulipsConnection.pace`). :func:`address_key`
+says what an address is, for every per-address limit.
 """
 
 from __future__ import annotations
@@ -38,17 +42,21 @@ from collections.abc import Callable, Sequence
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from protocol import CloseCode
 
 from .identity import Player
+from .ratelimit import Pacer
 
 __all__ = [
     "CLIENT_FAULTS",
     "FAULT_CLOSE_TIMEOUT",
     "MAX_CLOSE_REASON_BYTES",
     "Flusher",
+    "PacedProtocol",
     "Peer",
     "TulipsConnection",
     "address_key",
@@ -99,40 +107,56 @@ def client_address(connection: ServerConnection, ipv6_prefix: int = 128) -> str:
     :func:`address_key`)."""
     remote, local = connection.remote_address, connection.local_address
     return address_key(
-        str(remote[0]) if remote else "?", str(local[0]) if local else None, ipv6_prefix
+        _host(remote) if remote else "?", _host(local) if local else None, ipv6_prefix
     )
+
+
+def _host(address: tuple[object, ...]) -> str:
+    """A socket address's host, with its interface (``fe80::1%3``) when it has
+    one: Python gives an IPv6 socket address as (host, port, flow, scope id)."""
+    host = str(address[0])
+    if len(address) == 4 and address[3] and "%" not in host:
+        return f"{host}%{address[3]}"
+    return host
+
+
+#: Every link-local address, on any link: a neighbour may take any of them.
+_LINK_LOCAL = ipaddress.IPv6Network("fe80::/10")
 
 
 def address_key(host: str, local: str | None = None, ipv6_prefix: int = 128) -> str:
     """What the per-address limits count a client at ``host`` as, reached at the
     server's own address ``local``.
 
-    IPv4 (an IPv4-mapped IPv6 address is written as IPv4), loopback and
-    link-local addresses count one by one. Any other IPv6 address counts as
-    its whole ``/ipv6_prefix`` network, as ``2001:db8:7:1::/64``: one home or
-    host is given a /64 and may pick any address in it, so counted one by one
-    it could take every limit afresh. A client in the same network as
-    ``local`` is a neighbour on the server's own LAN, a device of its own,
-    and counts one by one too.
+    An IPv4 address (an IPv4-mapped IPv6 address is written as IPv4) and
+    loopback count one by one. Any other IPv6 address counts as its whole
+    ``/ipv6_prefix`` network, as ``2001:db8:7:1::/64`` — the server's own
+    network too: a home or a host is given a /64, and a device on it may take
+    any address in it (SLAAC, privacy addresses), so counted one by one it could
+    take every limit afresh. All the link-local addresses (fe80::/10) of one
+    interface count as one, ``fe80::/10%eth0`` (the interface as ``host``, or
+    else ``local``, names it; without one, every link-local address counts as
+    one): anyone on the link may take any of them. So the IPv6 devices of one
+    LAN share one budget, where IPv4 neighbours have one each. ``ipv6_prefix``
+    128 counts every IPv6 address alone, link-local too: for a LAN whose
+    devices are all trusted.
     """
+    address, _, zone = host.partition("%")
     try:
-        ip = ipaddress.ip_address(host.split("%")[0])
+        ip = ipaddress.ip_address(address)
     except ValueError:
         return host
     if not isinstance(ip, ipaddress.IPv6Address):
         return str(ip)
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
-    if ipv6_prefix >= 128 or ip.is_loopback or ip.is_link_local:
+    if ipv6_prefix >= 128 or ip.is_loopback:
         return str(ip)
-    network = ipaddress.IPv6Network((ip, ipv6_prefix), strict=False)
-    if local is not None:
-        try:
-            if ipaddress.ip_address(local.split("%")[0]) in network:
-                return str(ip)
-        except ValueError:
-            pass
-    return str(network)
+    if ip in _LINK_LOCAL:
+        if not zone and local is not None:
+            zone = local.partition("%")[2]
+        return f"{_LINK_LOCAL}%{zone}" if zone else str(_LINK_LOCAL)
+    return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
 
 
 def _closed_for_fault(connection: ServerConnection) -> bool:
@@ -140,6 +164,38 @@ def _closed_for_fault(connection: ServerConnection) -> bool:
     (it fails a connection on a bad frame by itself)."""
     sent = connection.protocol.close_sent
     return sent is not None and sent.code in CLIENT_FAULTS
+
+
+class PacedProtocol(ServerProtocol):
+    """websockets' server protocol, charging every ping and pong the client
+    sends to its connection's :class:`~server.ratelimit.Pacer` before
+    websockets acts on it.
+
+    websockets answers a ping inside the protocol, the moment it parses it, and
+    has no hook for it (python-websockets/websockets#884: no public API; graft
+    the logic onto the protocol): :meth:`TulipsConnection.pace` turns the
+    protocol websockets made into one of these. Once a ping or a pong has made
+    a flood, the rest are dropped unanswered: the connection is closed for it.
+    """
+
+    #: what every ping and pong is charged to (None: nothing is)
+    pacer: Pacer | None = None
+    #: a ping or a pong was charged since the connection last looked
+    charged: bool = False
+    #: a ping or a pong made a flood
+    flooded: bool = False
+
+    def recv_frame(self, frame: Frame) -> None:
+        """Charge a ping or a pong, then let websockets handle the frame."""
+        pacer = self.pacer
+        if pacer is not None and (frame.opcode is Opcode.PING or frame.opcode is Opcode.PONG):
+            if self.flooded:
+                return
+            if not pacer.charge():
+                self.flooded = True
+                return
+            self.charged = True
+        super().recv_frame(frame)
 
 
 class TulipsConnection(ServerConnection):
@@ -156,15 +212,41 @@ class TulipsConnection(ServerConnection):
     bad frame, the client gets :data:`FAULT_CLOSE_TIMEOUT` to answer the close
     before the socket is dropped (websockets alone would keep it until the
     handler's next send, or until the client hangs up).
+
+    Once it is paced (:meth:`pace`), its pings and pongs count against its rate
+    as its messages do, and a read is parsed ``FEED_BYTES`` at a time: past
+    its tokens, the rest of the read waits, unparsed, until they are paid for.
+    Parsing a ping costs the server about what answering it does, and a read
+    over TLS can hold thousands.
     """
 
     #: Bytes taken from the socket per read (client frames are small).
     READ_BYTES = 4096
+    #: Bytes of a read parsed at once on a paced connection: 85 pings at most.
+    FEED_BYTES = 512
 
     #: called after each chunk of bytes the client sent has been taken in
     on_data: Callable[[], None] | None = None
+    #: called once, when the client's pings and pongs make a flood
+    on_flood: Callable[[], None] | None = None
     #: drops the socket of a client failed for a fault that does not answer the close
     _drop_at: asyncio.TimerHandle | None = None
+    #: parses the rest of the read and reads again once the pings and pongs are paid for
+    _resume_at: asyncio.TimerHandle | None = None
+    #: what the client sent that waits to be parsed, from ``_parsed`` on
+    _backlog: bytes = b""
+    _parsed = 0
+
+    def pace(self, pacer: Pacer, on_flood: Callable[[], None]) -> None:
+        """Charge every ping and pong the client sends to ``pacer``, which its
+        messages spend from too: past its tokens, they are held back as its
+        messages are (nothing more is parsed or read until they are paid for),
+        and once they make a flood ``on_flood`` is called and nothing more is read."""
+        protocol = self.protocol
+        protocol.__class__ = PacedProtocol  # websockets makes the protocol: see PacedProtocol
+        assert isinstance(protocol, PacedProtocol)
+        protocol.pacer = pacer
+        self.on_flood = on_flood
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Set up as websockets does, then read in small pieces."""
@@ -173,12 +255,75 @@ class TulipsConnection(ServerConnection):
             transport.max_size = self.READ_BYTES
 
     def data_received(self, data: bytes) -> None:
-        """Take the client's bytes in, then let the peer check its budget."""
+        """Take the client's bytes in (as far as they are paid for, once paced),
+        then let the peer check its byte budget."""
+        protocol = self.protocol
+        if isinstance(protocol, PacedProtocol):
+            self._backlog, self._parsed = self._backlog[self._parsed :] + data, 0
+            self._feed(protocol)
+        else:
+            self._take_in(data)
+        if self.on_data is not None:
+            self.on_data()
+
+    def _take_in(self, data: bytes) -> None:
         super().data_received(data)
         if self._drop_at is None and self.state is State.CLOSING and _closed_for_fault(self):
             self._drop_at = self.loop.call_later(FAULT_CLOSE_TIMEOUT, self._drop)
+
+    def _feed(self, protocol: PacedProtocol) -> None:
+        """Parse the backlog a piece at a time while its pings and pongs are paid
+        for; once they are owed, hold the rest and stop reading until they are
+        paid for; once they made a flood, drop it, read no more and say so."""
+        backlog = self._backlog
+        while self._parsed < len(backlog) and self._resume_at is None:
+            chunk = backlog[self._parsed : self._parsed + self.FEED_BYTES]
+            self._parsed += len(chunk)
+            self._take_in(chunk)
+            if protocol.flooded:
+                self._backlog, self._parsed = b"", 0
+                self.transport.pause_reading()
+                if self.on_flood is not None:
+                    on_flood, self.on_flood = self.on_flood, None
+                    on_flood()
+                return
+            if protocol.charged:
+                protocol.charged = False
+                assert protocol.pacer is not None
+                wait = protocol.pacer.wait()
+                if wait > 0:
+                    self._resume_at = self.loop.call_later(wait, self._resume)
+        if self._parsed >= len(backlog):
+            self._backlog, self._parsed = b"", 0
+        if self._resume_at is not None:  # again, if websockets let its queue read on
+            self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        """The pings and pongs are paid for, or should be: parse the rest, and
+        read again — unless websockets itself holds reading (its queue of
+        messages is full), or the client owes again."""
+        self._resume_at = None
+        protocol = self.protocol
+        if not isinstance(protocol, PacedProtocol) or protocol.flooded:
+            return
+        assert protocol.pacer is not None
+        wait = protocol.pacer.wait()
+        if wait > 0:  # the messages in the queue spent the tokens that came meanwhile
+            self._resume_at = self.loop.call_later(wait, self._resume)
+            return
+        self._feed(protocol)
         if self.on_data is not None:
             self.on_data()
+        if self._resume_at is None and not protocol.flooded and not self.recv_messages.paused:
+            self.transport.resume_reading()
+
+    def eof_received(self) -> None:
+        """The client is done sending: what waits to be parsed is taken in
+        first, paid for or not (its close frame may be in it)."""
+        if self._parsed < len(self._backlog):
+            rest, self._backlog, self._parsed = self._backlog[self._parsed :], b"", 0
+            self._take_in(rest)
+        super().eof_received()
 
     def _drop(self) -> None:
         if self.state is not State.CLOSED:
@@ -208,9 +353,14 @@ class TulipsConnection(ServerConnection):
             self.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """Closed: as websockets does, and no socket to drop any more."""
+        """Closed: as websockets does, and no socket to drop or read any more."""
         if self._drop_at is not None:
             self._drop_at.cancel()
+        if self._resume_at is not None:
+            self._resume_at.cancel()
+            self._resume_at = None
+        self.on_flood = None
+        self._backlog, self._parsed = b"", 0
         super().connection_lost(exc)
 
 
@@ -388,6 +538,16 @@ class Peer:
         self._drop_queue()
         self._wake.set()
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    def fail(self, frame: bytes, code: int, reason: str) -> None:
+        """Send ``frame`` (the error that says why), then close with ``code``,
+        without waiting: :meth:`flush_and_close` for code that cannot await
+        (websockets' data path). Once the connection is closing, nothing."""
+        if self._closing:
+            return
+        self.send(frame)
+        self._closing = True
+        self._closer = asyncio.get_running_loop().create_task(self.flush_and_close(code, reason))
 
     async def flush_and_close(self, code: int, reason: str, timeout: float = 2.0) -> None:
         """Write what is queued (within ``timeout``), then close."""

@@ -5,7 +5,10 @@ thing counted spends one. The server does not refuse a connection's frame
 because it came too soon: its :class:`Pacer` waits until the bucket has a
 token, reading nothing more from that connection meanwhile, so the frames
 wait in the sender's own socket and TCP slows it down to its rate, while
-every other connection is read as usual.
+every other connection is read as usual. A frame that has to be handled the
+moment it is read (a ping, which websockets answers at once, or a pong) is
+charged instead (:meth:`Pacer.charge`): it spends a token on credit, and
+the connection is read no more until its bucket is out of debt.
 :class:`KeyedBuckets` keeps one bucket per key (an address) and forgets the
 buckets that have filled up again, so a stream of new keys costs nothing lasting.
 A :class:`Lockout` refuses a key for a while after too many failures (wrong
@@ -52,6 +55,12 @@ class TokenBucket:
             return True
         return False
 
+    def spend(self) -> None:
+        """Spend a token whether there is one or not: below zero the bucket is in
+        debt, and earns it back before it has a token again."""
+        self._refill()
+        self._tokens -= 1
+
     def wait(self) -> float:
         """Seconds until a token is there (0 if one is there now)."""
         return max(0.0, (1 - self._refill()) / self.rate)
@@ -69,15 +78,37 @@ class Pacer:
 
     __slots__ = ("_held_back", "bucket")
 
-    def __init__(self, rate: float, burst: int) -> None:
-        self.bucket = TokenBucket(rate, burst)
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.bucket = TokenBucket(rate, burst, clock)
         self._held_back = 0  # frames held back since the bucket was half full
+
+    def _forgive(self) -> None:
+        bucket = self.bucket
+        if bucket.level() >= bucket.burst / 2:
+            self._held_back = 0
+
+    def charge(self) -> bool:
+        """Count a frame that is handled at once, without waiting (a ping, a
+        pong): it spends a token, on credit if there is none, and one on credit
+        is held back as one :meth:`admit` waits for would be (the caller reads
+        no more until :meth:`wait` is 0). False if it is a flood's."""
+        self._forgive()
+        if self.bucket.take():
+            return True
+        self.bucket.spend()
+        self._held_back += 1
+        return self._held_back <= self.bucket.burst
+
+    def wait(self) -> float:
+        """Seconds until the connection has a token again (0: it has one)."""
+        return self.bucket.wait()
 
     async def admit(self) -> bool:
         """Wait until the next frame may be handled; False if it is a flood's."""
         bucket = self.bucket
-        if bucket.level() >= bucket.burst / 2:
-            self._held_back = 0
+        self._forgive()
         if bucket.take():
             # A frame already received is handed over without a pause: yield, so
             # the writer drains this client's answers and others get their turn.

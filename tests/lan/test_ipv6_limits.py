@@ -1,8 +1,10 @@
-"""The per-address limits count an IPv6 client from outside the server's own
-network as its whole /64 (PROTOCOL.md, "What an address is"), and a neighbour
-in the server's own network one by one — for real, on addresses that exist
-only in a network namespace the test makes (nothing reaches the machine's own
-network). The server and its clients run in one process inside it."""
+"""Issue 29, "IPv6 addresses are free": a LAN attacker who takes a new IPv6
+address for every connection gets no new budget. Every IPv6 address counts
+as its /64, the server's own /64 too, and all link-local addresses of one
+interface as one (PROTOCOL.md, "What an address is") — for real, on
+addresses that exist only in a network namespace the test makes (nothing
+reaches the machine's own network). The server and its clients run in one
+process inside it (:mod:`tests.lan.ipv6_attacks`)."""
 
 from __future__ import annotations
 
@@ -12,96 +14,106 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.peer import address_key
-
+from . import ipv6_attacks as attacks
 from .netns import ROOT, NoNamespaces, environment, private_namespace, python
 
 SERVER = "2001:db8:1::1"
-#: two addresses of one outside home, one of another home, two of the server's own LAN
-AWAY, AWAY_TOO, OTHER_HOME = "2001:db8:2::a", "2001:db8:2::b", "2001:db8:3::a"
-NEAR, NEAR_TOO = "2001:db8:1::a", "2001:db8:1::b"
-
-#: Starts a server on [::] limited to 1 connection per address, then opens and
-#: holds one connection from each source address in turn; prints each one's
-#: HTTP status (101: accepted).
-SCRIPT = """
-import asyncio, json, sys
-from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
-from server.app import TulipsServer
-from server.config import ServerConfig
-
-async def main(sources):
-    config = ServerConfig(host="::", port=0, max_connections_per_address=1)
-    server = TulipsServer(config)
-    await server.start()
-    held, statuses = [], {}
-    try:
-        for source in sources:
-            try:
-                held.append(await connect(
-                    f"ws://[%s]:{server.port}/" % sys.argv[1], local_addr=(source, 0)
-                ))
-                statuses[source] = 101
-            except InvalidStatus as exc:
-                statuses[source] = exc.response.status_code
-    finally:
-        for connection in held:
-            await connection.close()
-        await server.stop()
-    print(json.dumps(statuses))
-
-asyncio.run(asyncio.wait_for(main(sys.argv[2:]), 20))
-"""
+#: addresses of the server's own /64 a neighbour could take (SLAAC, privacy addresses)
+OWN_LAN = [f"2001:db8:1::{n:x}" for n in range(0x100, 0x10C)]
+#: five addresses of one outside home, then one of another home
+HOMES = [*(f"2001:db8:2::{n:x}" for n in range(0xA, 0xF)), "2001:db8:3::a"]
+#: link-local addresses on one interface: the server's first, then an attacker's 30,
+#: half of them outside fe80::/64 (every fe80::/10 address is link-local)
+LINK_LOCAL = ["fe80::1", *(f"fe80:{n % 2}::{n:x}" for n in range(0x100, 0x11E))]
+INTERFACE = "tlp-ll"
 
 
-@pytest.fixture
+def _ip(namespace: str, *args: str, batch: str | None = None) -> None:
+    """``ip -n namespace args`` (commands on stdin with ``batch``)."""
+    result = subprocess.run(
+        ["ip", "-n", namespace, *args], input=batch, capture_output=True, text=True, timeout=20
+    )
+    if result.returncode != 0:
+        raise NoNamespaces(f"ip {' '.join(args)}: {result.stderr.strip() or result.returncode}")
+
+
+@pytest.fixture(scope="module")
 def namespace() -> Iterator[str]:
-    """A namespace holding the server's address and every client's."""
-    addresses = [f"{SERVER}/64", *(f"{a}/128" for a in (AWAY, AWAY_TOO, OTHER_HOME))]
-    addresses += [f"{a}/128" for a in (NEAR, NEAR_TOO)]
+    """A namespace holding the server's address and every client's: global
+    ones on its loopback, link-local ones on a veth pair made inside it."""
+    addresses = [f"{SERVER}/64", *(f"{a}/128" for a in OWN_LAN + HOMES)]
     try:
         with private_namespace(addresses) as made:
+            _ip(made, "link", "add", INTERFACE, "type", "veth", "peer", "name", f"{INTERFACE}-b")
+            _ip(made, "link", "set", INTERFACE, "up")
+            _ip(made, "link", "set", f"{INTERFACE}-b", "up")
+            batch = "".join(f"addr add {a}/64 dev {INTERFACE} nodad\n" for a in LINK_LOCAL)
+            _ip(made, "-batch", "-", batch=batch)
             yield made
     except NoNamespaces as exc:
         pytest.skip(f"cannot make network namespaces here: {exc}")
 
 
-def test_one_outside_home_shares_its_limit_and_neighbours_do_not(namespace: str) -> None:
-    """With one connection per address: a second address of the same outside
-    /64 is refused (429), another home is not; two neighbours in the server's
-    own /64 each get their own."""
-    sources = [AWAY, AWAY_TOO, OTHER_HOME, NEAR, NEAR_TOO]
+@pytest.fixture(scope="module")
+def attacked(namespace: str) -> dict[str, object]:
+    """What each attack got (see :mod:`tests.lan.ipv6_attacks`): made once, for
+    every test of this module."""
+    spec = {
+        "server": SERVER,
+        "own_lan": OWN_LAN,
+        "homes": HOMES,
+        "link_local": LINK_LOCAL,
+        "interface": INTERFACE,
+    }
     result = subprocess.run(
-        ["ip", "netns", "exec", namespace, *python("-c", SCRIPT, SERVER, *sources)],
+        [
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            *python("-m", "tests.lan.ipv6_attacks", json.dumps(spec)),
+        ],
         env=environment(),
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=90,
     )
     assert result.returncode == 0, result.stderr
-    statuses = json.loads(result.stdout)
-    assert statuses == {AWAY: 101, AWAY_TOO: 429, OTHER_HOME: 101, NEAR: 101, NEAR_TOO: 101}
+    outcome: dict[str, object] = json.loads(result.stdout)
+    return outcome
 
 
-@pytest.mark.parametrize(
-    ("host", "local", "prefix", "key"),
-    [
-        ("192.0.2.7", "192.0.2.1", 64, "192.0.2.7"),
-        ("::ffff:192.0.2.7", "::ffff:192.0.2.1", 64, "192.0.2.7"),
-        ("::1", "::1", 64, "::1"),
-        ("fe80::1234%eth0", "fe80::1", 64, "fe80::1234"),
-        ("2001:db8:7:1::a", "2001:db8:1::1", 64, "2001:db8:7:1::/64"),
-        ("2001:db8:7:1:ffff::b", "2001:db8:1::1", 64, "2001:db8:7:1::/64"),
-        ("2001:db8:7:1::a", "2001:db8:1::1", 56, "2001:db8:7::/56"),
-        ("2001:db8:7:1::a", "2001:db8:1::1", 128, "2001:db8:7:1::a"),
-        ("2001:db8:1::a", "2001:db8:1::1", 64, "2001:db8:1::a"),  # the server's own LAN
-        ("2001:db8:7:1::a", None, 64, "2001:db8:7:1::/64"),
-        ("?", None, 64, "?"),
-    ],
-)
-def test_what_an_address_counts_as(host: str, local: str | None, prefix: int, key: str) -> None:
-    """IPv4, loopback and link-local one by one; other IPv6 by network, but a
-    neighbour in the server's own network one by one."""
-    assert address_key(host, local, prefix) == key
+def test_addresses_of_the_servers_own_lan_share_one_connection_cap(
+    attacked: dict[str, object],
+) -> None:
+    """Twelve addresses of the server's own /64 hold no more connections than
+    one address may (4); thirty link-local addresses neither; five addresses
+    of an outside home share its /64's cap, another home has its own."""
+    cap = attacks.CONNECTIONS_PER_ADDRESS
+    connections = attacked["connections"]
+    assert isinstance(connections, dict)
+    assert connections["own_lan"] == [101] * cap + [429] * (len(OWN_LAN) - cap)
+    assert connections["link_local"] == [101] * cap + [429] * (len(LINK_LOCAL) - 1 - cap)
+    assert connections["homes"] == [101] * cap + [429, 101]
+
+
+def test_addresses_of_the_servers_own_lan_share_one_new_identity_budget(
+    attacked: dict[str, object],
+) -> None:
+    """Twelve addresses of the server's own /64 make 5 identities, as one
+    address may a minute; the others are refused ``rate_limited``."""
+    allowed = attacks.NEW_PLAYERS_PER_MINUTE
+    assert attacked["identities"] == ["welcome"] * allowed + ["rate_limited"] * (
+        len(OWN_LAN) - allowed
+    )
+
+
+def test_a_join_code_hunt_from_many_link_local_addresses_is_locked_out(
+    attacked: dict[str, object],
+) -> None:
+    """Thirty guesses of a 4-digit join code, each from a new link-local
+    address: after 5 wrong ones every guess is ``locked_out``, the right code too."""
+    tries = attacks.JOIN_CODE_TRIES
+    guesses = len(LINK_LOCAL) - 1
+    assert attacked["codes"] == ["bad_join_code"] * tries + ["locked_out"] * (guesses - tries)
