@@ -15,7 +15,6 @@ import gc
 import logging
 import math
 import os
-import resource
 import signal
 import sys
 import urllib.parse
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from . import fdguard
 from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
@@ -344,6 +344,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
 
 async def run(config: ServerConfig, setup: Setup | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+    fdguard.install(asyncio.get_running_loop())  # out of descriptors: a line, not a flood
     server = TulipsServer(config)
     if setup is not None:
         setup(server)
@@ -424,20 +425,15 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def _raise_fd_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The factory of the event loop called ``name`` (None: asyncio's own).
-    Raises ImportError for uvloop when it is not installed."""
+    """The factory of the event loop called ``name``: for asyncio, its own loop
+    with the accept fix of :mod:`server.fdguard`. Raises ImportError for uvloop
+    when it is not installed."""
     if name == "uvloop":
         import uvloop
 
         return uvloop.new_event_loop
-    return None
+    return fdguard.new_event_loop
 
 
 def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
@@ -446,7 +442,7 @@ def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     config = parse_args(argv)
     if config.workers > 1 and config.worker is None:
         return supervise(config, sys.argv[1:] if argv is None else argv)
-    _raise_fd_limit()  # every connection is a file descriptor
+    fdguard.raise_fd_limit()  # every connection is a file descriptor
     tune_gc()
     try:
         loop_factory = _loop_factory(config.loop)
