@@ -37,8 +37,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import ipaddress
 import itertools
 import logging
+import os
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
@@ -206,6 +208,7 @@ class Session:
         secure = urlsplit(self.url).scheme == "wss"
         pinning = secure and (self.fingerprint or self.trust or self.known_servers) is not None
         options: dict[str, Any] = {"ssl": pinning_context()} if pinning else {}
+        options.update(_tab_pass(self.url))
         try:
             connection = await ws_connect(
                 self.url,
@@ -739,3 +742,23 @@ class connect:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.session.close()
+
+
+#: A browser tab's pass, given to the tab's client by ``tulips-server --web``
+#: in its environment (server/web/session.py), and the handshake header that
+#: shows it to the game server (server/app.py), which then counts the tab as
+#: its browser's address. Shown only to a server on loopback: it means nothing
+#: to any other.
+TAB_PASS_ENV = "TULIPS_TAB_PASS"
+TAB_PASS_HEADER = "Tulips-Tab-Pass"
+
+
+def _tab_pass(url: str) -> dict[str, Any]:
+    """The handshake header of a browser tab's pass, for a loopback ``url`` (else none)."""
+    tab_pass = os.environ.get(TAB_PASS_ENV)
+    host = urlsplit(url).hostname or ""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    return {"additional_headers": [(TAB_PASS_HEADER, tab_pass)]} if tab_pass and loopback else {}

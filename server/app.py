@@ -25,6 +25,7 @@ import contextlib
 import ctypes
 import gc
 import http
+import ipaddress
 import json
 import logging
 import os
@@ -46,7 +47,7 @@ from .errors import error_for, refused
 from .lan.discovery import Announcer, announce_addresses, default_instance_name, lobby_announcement
 from .lan.tls import TlsSetup, from_config
 from .lobby import Lobby
-from .peer import Flusher, Peer, TulipsConnection, client_address
+from .peer import Flusher, Peer, TulipsConnection, address_key, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 
@@ -117,6 +118,10 @@ class TulipsServer:
         self._flusher = Flusher()
         #: connections past the handshake's checks whose socket is still open, by address
         self.addresses: collections.Counter[str] = collections.Counter()
+        #: the browser front's live tabs: their pass -> (browser address, the front's
+        #: own address); a loopback connection with a live pass counts as that
+        #: address for every per-address limit (see :meth:`address_of`)
+        self.tab_addresses: dict[str, tuple[str, str | None]] = {}
         self.started = time.monotonic()
         self._server: Server | None = None
         #: the TLS the server serves with (None: plain ws://), set by start()
@@ -358,7 +363,7 @@ class TulipsServer:
             )
         if self.addresses.total() >= self.config.max_connections:
             return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "server full\n")
-        address = client_address(connection, self.config.ipv6_prefix)
+        address = self.address_of(connection)
         held = self.addresses[address]
         if held >= self.config.max_connections_per_address and self.config.limits_address(address):
             log.warning("refused a connection from %s: it holds too many already", address)
@@ -367,13 +372,27 @@ class TulipsServer:
             )
         return None
 
+    def address_of(self, connection: ServerConnection) -> str:
+        """The client's address as the per-address limits count it: a browser
+        tab's own (``tab_addresses``) for a loopback connection that shows a
+        live pass of the browser front (``Tulips-Tab-Pass``), else its peer's."""
+        address = client_address(connection, self.config.ipv6_prefix)
+        request = connection.request
+        if request is None or not _is_loopback_peer(connection):
+            return address  # from elsewhere the header is not believed
+        passes = request.headers.get_all(TAB_PASS_HEADER)
+        tab = self.tab_addresses.get(passes[0]) if len(passes) == 1 else None
+        if tab is None:
+            return address
+        return address_key(tab[0], tab[1], self.config.ipv6_prefix)
+
     def _origin_allowed(self, origin: str) -> bool:
         allowed = self.config.allowed_origins
         return "*" in allowed or _origin_key(origin) in {_origin_key(o) for o in allowed}
 
     def _admit(self, connection: ServerConnection) -> None:
         """Count the connection against its address until its socket closes."""
-        address = client_address(connection, self.config.ipv6_prefix)
+        address = self.address_of(connection)
         self.addresses[address] += 1
 
         def release(_: object) -> None:
@@ -396,6 +415,7 @@ class TulipsServer:
             flusher=self._flusher,
             ipv6_prefix=config.ipv6_prefix,
         )
+        peer.address = self.address_of(connection)  # a browser tab counts as its browser
         self.peers.add(peer)
         # Every frame counts against one budget: messages (in _serve), and pings
         # and pongs, which websockets answers by itself, from the first frame on.
@@ -508,6 +528,22 @@ class TulipsServer:
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
+
+
+#: The handshake header by which a browser tab's client shows its pass (client/sdk.py).
+TAB_PASS_HEADER = "Tulips-Tab-Pass"
+
+
+def _is_loopback_peer(connection: ServerConnection) -> bool:
+    """Whether the connection comes from this machine's loopback (its raw peer)."""
+    remote = connection.remote_address
+    try:
+        ip = ipaddress.ip_address(str(remote[0]).split("%")[0]) if remote else None
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip is not None and ip.is_loopback
 
 
 def _origin_key(origin: str) -> str:

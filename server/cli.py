@@ -80,6 +80,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, more than 0, got {text}")
+    return value
+
+
 def _rate(text: str) -> float:
     value = _number(text, float)
     if not 0 < value < math.inf:
@@ -91,6 +98,13 @@ def _port(text: str) -> int:
     value = int(_number(text, int))
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
+
+
+def _minutes(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of minutes, more than 0, got {text}")
     return value
 
 
@@ -201,6 +215,64 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         default=defaults.web_max_sessions,
         metavar="N",
         help="browser tabs playing at once; each is a client process (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-sessions-per-address",
+        type=_positive_int,
+        default=defaults.web_sessions_per_address,
+        metavar="N",
+        help="browser tabs one address may have playing at once, loopback too; its next "
+        "tab is refused (HTTP 503) and the other seats stay for others (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-tab-idle",
+        type=_minutes,
+        default=defaults.web_tab_idle / 60,
+        metavar="MINUTES",
+        help="a browser tab that sends nothing (no key, no resize) this long is closed and "
+        "its client process ended; reloading the tab resumes the player (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-tab-memory",
+        type=_positive_int,
+        default=defaults.web_tab_memory // 2**20,
+        metavar="MIB",
+        help="address space each browser tab's client process may use, in MiB (a normal "
+        "tab needs under 200); past it the tab's client fails and its tab closes. Needs "
+        "util-linux's prlimit (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-max-connections-per-address",
+        type=_positive_int,
+        default=defaults.web_max_connections_per_address,
+        metavar="N",
+        help="connections one address may hold on the web port, loopback too; more are "
+        "closed at once (HTTP 429) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-max-connections",
+        type=_positive_int,
+        default=defaults.web_max_connections,
+        metavar="N",
+        help="connections the web port holds at once, from everyone; more are closed at "
+        "once (HTTP 503), so that it never takes what the game port needs "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-header-timeout",
+        type=_positive_seconds,
+        default=defaults.web_header_timeout,
+        metavar="SECONDS",
+        help="a web connection that has not sent its first request head this long after "
+        "it was accepted (TLS handshake included) is closed (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--web-keepalive-timeout",
+        type=_positive_seconds,
+        default=defaults.web_keepalive_timeout,
+        metavar="SECONDS",
+        help="a web connection with no new request this long after its last response is "
+        "closed; a tab's WebSocket is never cut by it (default: %(default)s)",
     )
     parser.add_argument(
         "--rate-limit",
@@ -336,6 +408,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         tls_self_signed=tls_self_signed,
         web_port=args.web,
         web_max_sessions=args.web_max_sessions,
+        web_sessions_per_address=args.web_sessions_per_address,
+        web_tab_idle=args.web_tab_idle * 60,
+        web_tab_memory=args.web_tab_memory * 2**20,
+        web_max_connections_per_address=args.web_max_connections_per_address,
+        web_max_connections=args.web_max_connections,
+        web_header_timeout=args.web_header_timeout,
+        web_keepalive_timeout=args.web_keepalive_timeout,
         loop=args.loop,
         parent_pid=args.parent_pid,
     )
@@ -396,6 +475,7 @@ async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:
     """Start the browser front next to the game server (with its TLS, if any)."""
     try:
         from .web import WebError, WebFront  # aiohttp and textual-serve: only with --web
+        from .web.guard import GuardLimits
     except ModuleNotFoundError as exc:
         raise WebUnavailable(f"--web needs {exc.name}: pip install 'gift-of-tulips[web]'") from None
     assert config.web_port is not None
@@ -404,6 +484,20 @@ async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:
         port=config.web_port,
         game_port=server.port,
         max_sessions=config.web_max_sessions,
+        per_address=config.web_sessions_per_address,
+        idle_timeout=config.web_tab_idle,
+        tab_memory=config.web_tab_memory,
+        tab_addresses=server.tab_addresses,
+        allowed_origins=config.allowed_origins,
+        names=_mdns_names(server),
+        ipv6_prefix=config.ipv6_prefix,
+        connections=GuardLimits(
+            per_address=config.web_max_connections_per_address,
+            max_connections=config.web_max_connections,
+            header_timeout=config.web_header_timeout,
+            keepalive_timeout=config.web_keepalive_timeout,
+            ipv6_prefix=config.ipv6_prefix,
+        ),
         tls=server.tls.context if server.tls is not None else None,
         fingerprint=server.tls.fingerprint if server.tls is not None else None,
     )
@@ -412,6 +506,15 @@ async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:
     except WebError as exc:
         raise WebUnavailable(str(exc)) from None
     return web
+
+
+def _mdns_names(server: TulipsServer) -> list[str]:
+    """The mDNS name the server is announced under (``HOST.local``), if announced."""
+    if server.announcer is None:
+        return []
+    import socket
+
+    return [f"{socket.gethostname().split('.')[0] or 'tulips'}.local"]
 
 
 def tune_gc() -> None:

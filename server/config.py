@@ -123,6 +123,22 @@ class ServerConfig:
     web_port: int | None = None
     #: browser sessions at once (each runs one client process)
     web_max_sessions: int = 8
+    #: browser sessions one address (as the per-address limits count it) may hold
+    web_sessions_per_address: int = 2
+    #: seconds a browser tab may send nothing (no key, no resize) before it is closed
+    web_tab_idle: float = 1800.0
+    #: bytes of address space each browser tab's client may use (util-linux prlimit)
+    web_tab_memory: int = 512 * 2**20
+    #: connections one address may hold on the web port (loopback too: a browser
+    #: opens up to six per server, plus a WebSocket per tab); more are closed at once
+    web_max_connections_per_address: int = 32
+    #: connections the web port holds at once, from everyone, so that it never
+    #: takes the descriptors the game port needs
+    web_max_connections: int = 256
+    #: seconds from accepting a web connection to its first request head (TLS included)
+    web_header_timeout: float = 10.0
+    #: seconds a web connection may wait for its next request after a response
+    web_keepalive_timeout: float = 15.0
     #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
     loop: str = "asyncio"
     #: stop when this process ends (a program that runs a server of its own, as

@@ -6,7 +6,13 @@ without the browser), and samples from ``/proc``:
 
 - the tab's client process group: resident memory (RSS) and CPU, first idle
   in the lobby, then while it plays a match against three bots;
-- the ``tulips-server`` process itself (game, bots and the relay): its CPU.
+- the ``tulips-server`` process itself (game, bots and the relay): its CPU;
+- then, from one address, as many tabs as the front lets it hold (its
+  per-address share, ``--web-sessions-per-address``) and one more: how many it
+  held, how the next was refused, and the memory per tab, of its client
+  process and of ``tulips-server`` (the front's relay and the player);
+- last, one tab that asks for a 1000 x 1000 terminal and sends keys as fast as
+  its socket takes them (``--flood``): its client's memory and CPU.
 
 Linux only (it reads ``/proc``). Prints one line per phase.
 """
@@ -17,12 +23,15 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import aiohttp
 
 from .probe import Tab
 
@@ -111,7 +120,71 @@ async def _window(
     )
 
 
-async def measure(idle: float, play: float) -> None:
+async def _no_tabs(base_url: str) -> dict[str, int]:
+    """Wait until the tabs measured before have given their seats back; ``/status``."""
+    async with aiohttp.ClientSession() as http, asyncio.timeout(20):
+        while True:
+            async with http.get(base_url + "/status") as answer:
+                status: dict[str, int] = json.loads(await answer.text())
+            if status["sessions"] == 0:
+                return status
+            await asyncio.sleep(0.1)
+
+
+async def _one_address(base_url: str, server: int) -> None:
+    """Open tabs from one address until the front refuses one; print the figures."""
+    share = int((await _no_tabs(base_url))["per_address"])
+    before = sample([server]).rss
+    tabs: list[Tab] = []
+    refused = "none"
+    try:
+        for n in range(share + 1):
+            tab = Tab(base_url, f"Tab {n + 1}")
+            try:
+                await tab.__aenter__()
+            except aiohttp.WSServerHandshakeError as error:
+                refused = f"HTTP {error.status}"
+                break
+            tabs.append(tab)
+            await tab.wait_for("Matches")
+        await asyncio.sleep(2.0)  # past the first screens
+        clients = sum(sample(group_of(pid)).rss for pid in _children(server))
+        grown = sample([server]).rss - before
+        held = max(1, len(tabs))
+        print(
+            f"one address holds {len(tabs)} tabs (share {share}), the next: refused {refused};"
+            f" per tab: client RSS {clients / held / 2**20:.1f} MiB,"
+            f" tulips-server {grown / held / 2**10:+.0f} KiB"
+        )
+    finally:
+        for tab in tabs:
+            await tab.close()
+
+
+async def _flood(tab: Tab) -> None:
+    """What a hostile tab sends: the largest terminal, then arrow keys (in messages
+    of 8 KB) as fast as its socket takes them."""
+    await tab._send(["resize", {"width": 1000, "height": 1000}])
+    while True:
+        await tab.press("\x1b[A" * 1000)
+
+
+async def _flooded(seconds: float, base_url: str, server: int) -> None:
+    """One tab flooding for ``seconds``: its client's memory and CPU."""
+    await _no_tabs(base_url)
+    async with Tab(base_url, "Flood") as tab:
+        await tab.wait_for("Matches")
+        (client,) = _children(server)
+        flood = asyncio.get_running_loop().create_task(_flood(tab))
+        try:
+            await _window(f"flooding keys ({seconds:.0f} s)", seconds, client, server)
+        finally:
+            flood.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                await flood
+
+
+async def measure(idle: float, play: float, flood: float = 0.0) -> None:
     """Start a server with ``--web``, open one tab and print its costs."""
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     server = await asyncio.create_subprocess_exec(
@@ -136,6 +209,9 @@ async def measure(idle: float, play: float) -> None:
             await _window(f"playing vs 3 bots ({play:.0f} s)", play, client, server.pid, tab)
             turns = [int(n) for n in re.findall(r"Turn (\d+)", tab.text)]
             print(f"the match reached turn {max(turns, default=0)}")
+        await _one_address(f"http://127.0.0.1:{web_port}", server.pid)
+        if flood > 0:
+            await _flooded(flood, f"http://127.0.0.1:{web_port}", server.pid)
         drain.cancel()
     finally:
         if server.returncode is None:
@@ -150,12 +226,19 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m server.web.measure",
         description="What one browser player costs the host: starts tulips-server --web on"
         " free local ports, opens one scripted tab, and prints the memory and CPU of its"
-        " client process (idle, then playing against bots) and the server's CPU. Linux only.",
+        " client process (idle, then playing against bots) and the server's CPU; then how"
+        " many tabs one address can hold and the memory per tab. Linux only.",
     )
     parser.add_argument("--idle", type=float, default=20.0, help="seconds idle in the lobby")
     parser.add_argument("--play", type=float, default=30.0, help="seconds playing")
+    parser.add_argument(
+        "--flood",
+        type=float,
+        default=20.0,
+        help="seconds a tab floods keys at a 1000x1000 terminal (0: skip)",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(measure(args.idle, args.play))
+    asyncio.run(measure(args.idle, args.play, args.flood))
     return 0
 
 

@@ -43,11 +43,17 @@ class Tab:
         key: str | None = None,
         width: int = 120,
         height: int = 36,
+        source: str | None = None,
+        origin: str | None = None,
     ) -> None:
+        """``source``: the local address to connect from (another loopback
+        address, say, to play another visitor); ``origin``: the ``Origin``
+        header to send (none by default, as a program)."""
         self.base_url = base_url.rstrip("/")
         self.name = name
         self.key = key or secrets.token_hex(16)
         self.width, self.height = width, height
+        self.source, self.origin = source, origin
         self.text = ""
         self.closed = asyncio.Event()
         self._http: aiohttp.ClientSession | None = None
@@ -65,11 +71,14 @@ class Tab:
         )
 
     async def __aenter__(self) -> Tab:
-        self._http = aiohttp.ClientSession()
+        connector = aiohttp.TCPConnector(
+            local_addr=(self.source, 0) if self.source is not None else None
+        )
+        self._http = aiohttp.ClientSession(connector=connector)
         try:
             # ssl=False: a probe of our own front on this machine, whose
             # certificate may be self-signed; the tab's client pins the game's
-            self._socket = await self._http.ws_connect(self.url, ssl=False)
+            self._socket = await self._http.ws_connect(self.url, ssl=False, origin=self.origin)
         except BaseException:
             await self._http.close()
             raise

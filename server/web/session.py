@@ -15,18 +15,19 @@ browser WebSocket to one app process (keys in, screen bytes out). A
   clients too where util-linux's ``setpriv --pdeathsig`` is there (Linux):
   otherwise they would go on trying to reconnect.
 
-:class:`SeatFiles` gives each browser *key* (a random id the page keeps in
-the tab's ``sessionStorage``) its own resume-token file, so no two tabs share
-a token, and a reloaded tab comes back as the same player.
+Each tab's client runs with its own home (:mod:`server.web.tokens`): its
+token file and its configuration (``known_servers`` included) are its own,
+never the host user's; and with a pass (:data:`TAB_PASS_ENV`, in its
+environment, never on its command line) by which the game server knows the
+tab's browser address. Where util-linux's ``prlimit`` is there, its address
+space is capped (``memory``), so one tab cannot take the host's memory.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
-import hashlib
 import os
 import shlex
 import shutil
@@ -40,40 +41,84 @@ from pathlib import Path
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-__all__ = ["BrowserSession", "SeatFiles", "client_command", "dies_with_parent"]
+__all__ = [
+    "TAB_PASS_ENV",
+    "BrowserSession",
+    "can_cap_memory",
+    "client_command",
+    "dies_with_parent",
+    "memory_capped",
+    "tab_environment",
+]
+
+
+#: The environment variable that gives a tab's client its pass (see
+#: ``client/sdk.py``, which sends it to a loopback game server as a header).
+TAB_PASS_ENV = "TULIPS_TAB_PASS"
 
 
 def client_command(
     game_url: str, name: str, identity_file: Path, fingerprint: str | None = None
 ) -> list[str]:
     """The terminal client a tab runs: ``tulips connect`` with its own token
-    file (and, over TLS, the game server's pinned fingerprint)."""
-    pin = ["--fingerprint", fingerprint] if fingerprint is not None else []
+    file (and, over TLS, the game server's pinned fingerprint). The name is
+    given as ``--name=NAME``, so a name starting with ``-`` is still a name."""
+    pin = [f"--fingerprint={fingerprint}"] if fingerprint is not None else []
     return [
         sys.executable, "-m", "client.tui", "connect", game_url,
-        "--name", name,
-        "--identity-file", str(identity_file),
+        f"--name={name}",
+        f"--identity-file={identity_file}",
         *pin,
     ]  # fmt: skip
 
 
+def tab_environment(home: Path, tab_pass: str | None) -> dict[str, str]:
+    """What a tab's client gets on top of textual-serve's environment: a home
+    and XDG directories of its own under ``home`` (so ``known_servers`` and
+    every other file it writes are the tab's, never the host user's), and
+    its pass, if any."""
+    environment = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_STATE_HOME": str(home / "state"),
+    }
+    if tab_pass is not None:
+        environment[TAB_PASS_ENV] = tab_pass
+    return environment
+
+
 @functools.cache
-def _setpriv() -> str | None:
-    """util-linux's ``setpriv``, if it can set a parent-death signal."""
-    path = shutil.which("setpriv") if sys.platform == "linux" else None
+def _util(name: str, option: str) -> str | None:
+    """The util-linux program ``name``, if it knows ``option`` (Linux only)."""
+    path = shutil.which(name) if sys.platform == "linux" else None
     if path is None:
         return None
     try:
         done = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
-    return path if "--pdeathsig" in done.stdout else None
+    return path if option in done.stdout else None
 
 
 def dies_with_parent(argv: Sequence[str]) -> list[str]:
     """``argv``, run so that the kernel kills it when its parent dies (where it can)."""
-    setpriv = _setpriv()
+    setpriv = _util("setpriv", "--pdeathsig")
     return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else list(argv)
+
+
+def memory_capped(argv: Sequence[str], memory: int | None) -> list[str]:
+    """``argv``, run with its address space capped at ``memory`` bytes (RLIMIT_AS,
+    set by util-linux's ``prlimit``, which then execs it: the same pid). Where
+    there is no ``prlimit``, or ``memory`` is None, ``argv`` as it is."""
+    prlimit = _util("prlimit", "--as") if memory is not None else None
+    return [prlimit, f"--as={memory}", "--", *argv] if prlimit else list(argv)
+
+
+def can_cap_memory() -> bool:
+    """Whether :func:`memory_capped` can cap anything here."""
+    return _util("prlimit", "--as") is not None
 
 
 class BrowserSession(AppService):
@@ -87,7 +132,12 @@ class BrowserSession(AppService):
         write_str: Callable[[str], Awaitable[None]],
         close: Callable[[], Awaitable[object]],
         downloads: DownloadManager,
+        environment: dict[str, str] | None = None,
+        memory: int | None = None,
     ) -> None:
+        """``environment`` is added to the client's (see :func:`tab_environment`);
+        ``memory`` caps its address space, in bytes (see :func:`memory_capped`)."""
+
         async def close_page() -> None:
             await close()
 
@@ -99,6 +149,8 @@ class BrowserSession(AppService):
             download_manager=downloads,
         )
         self.argv = list(argv)
+        self.environment = dict(environment or {})
+        self.memory = memory
         self._ending = asyncio.Lock()
 
     @property
@@ -113,8 +165,11 @@ class BrowserSession(AppService):
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         environment = self._build_environment(width=width, height=height)
+        environment.pop(TAB_PASS_ENV, None)  # never one this process was itself given
+        environment.update(self.environment)
         self._process = process = await asyncio.create_subprocess_exec(
-            *dies_with_parent(self.argv),  # setpriv execs the client: the same pid
+            # setpriv execs prlimit, which execs the client: the same pid
+            *dies_with_parent(memory_capped(self.argv, self.memory)),
             stdin=PIPE,
             stdout=PIPE,
             stderr=PIPE,
@@ -150,42 +205,3 @@ class BrowserSession(AppService):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(timeout):
                     await process.wait()
-
-
-class SeatFiles:
-    """A resume-token file per browser key, in one private directory.
-
-    A key is the page's secret: whoever holds it plays as that tab's player.
-    Files are named by a hash of the key, never by the key itself. At most
-    ``keep`` keys are remembered; the least recently used one (not in use)
-    is forgotten first, its file deleted.
-    """
-
-    def __init__(self, directory: Path, keep: int) -> None:
-        self.directory = directory
-        self.keep = keep
-        self._used: collections.OrderedDict[str, None] = collections.OrderedDict()
-
-    @staticmethod
-    def _digest(key: str) -> str:
-        return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-    def path_for(self, key: str) -> Path:
-        """The token file of ``key`` (remembered as the most recently used)."""
-        digest = self._digest(key)
-        self._used.pop(digest, None)
-        self._used[digest] = None
-        return self.directory / f"{digest}.json"
-
-    def forget_old(self, in_use: set[str]) -> None:
-        """Delete the files of the least recently used keys beyond ``keep``,
-        except those of the keys ``in_use``."""
-        busy = {self._digest(key) for key in in_use}
-        for digest in list(self._used):
-            if len(self._used) <= self.keep:
-                return
-            if digest in busy:
-                continue
-            del self._used[digest]
-            with contextlib.suppress(OSError):
-                (self.directory / f"{digest}.json").unlink()

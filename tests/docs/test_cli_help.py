@@ -23,6 +23,7 @@ MODULE_TOOLS = {
     "python -m engine.tools.bench": "engine.tools.bench:main",
     "python -m protocol.docs": "protocol.docs:main",
     "python -m server.web.measure": "server.web.measure:main",
+    "python -m server.web.siege": "server.web.siege:main",
 }
 
 #: Backticks (``code``, `code`), Sphinx roles (:func:), literal-block markers

@@ -32,10 +32,18 @@ class Front:
 
 @contextlib.asynccontextmanager
 async def front(
-    max_sessions: int = 4, bot_delay: float = 0.0, tls_dir: Path | None = None
+    max_sessions: int = 4,
+    bot_delay: float = 0.0,
+    tls_dir: Path | None = None,
+    *,
+    per_address: int = 4,
+    config: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[Front]:
     """A server on 127.0.0.1 (OS-picked ports) serving ``max_sessions`` browser
-    tabs; with ``tls_dir``, both over TLS with a self-signed certificate made there."""
+    tabs, ``per_address`` of them to one address; with ``tls_dir``, both over
+    TLS with a self-signed certificate made there. ``config`` is more of the
+    server's settings, ``options`` more of the front's."""
     tls_files: dict[str, Any] = {}
     if tls_dir is not None:
         tls_files = {
@@ -43,16 +51,24 @@ async def front(
             "tls_key": tls_dir / tls.KEY_FILE,
             "tls_self_signed": True,
         }
-    config = ServerConfig(
-        host="127.0.0.1", port=0, bot_delay=bot_delay, ping_interval=None, **tls_files
+    settings = ServerConfig(
+        host="127.0.0.1",
+        port=0,
+        bot_delay=bot_delay,
+        ping_interval=None,
+        **tls_files,
+        **(config or {}),
     )
-    server = TulipsServer(config)
+    server = TulipsServer(settings)
     await server.start()
     web = WebFront(
         host="127.0.0.1",
         port=0,
         game_port=server.port,
         max_sessions=max_sessions,
+        per_address=per_address,
+        tab_addresses=server.tab_addresses,
+        **options,
         tls=server.tls.context if server.tls is not None else None,
         fingerprint=server.tls.fingerprint if server.tls is not None else None,
     )

@@ -55,11 +55,27 @@ def test_web_flags() -> None:
     assert (config.web_port, config.web_max_sessions) == (9000, 3)
 
 
+def test_tab_limit_flags() -> None:
+    """Issue 29's limits on tabs: the defaults, and the flags that change them
+    (minutes and MiB on the command line, seconds and bytes inside)."""
+    defaults = parse_args([])
+    assert (defaults.web_sessions_per_address, defaults.web_tab_idle) == (2, 1800.0)
+    assert defaults.web_tab_memory == 512 * 2**20
+    config = parse_args(
+        ["--web-sessions-per-address", "3", "--web-tab-idle", "2.5", "--web-tab-memory", "300"]
+    )
+    assert (config.web_sessions_per_address, config.web_tab_idle) == (3, 150.0)
+    assert config.web_tab_memory == 300 * 2**20
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
         (["--web-max-sessions", "0"], "--web-max-sessions: must be at least 1, got 0"),
         (["--web", "70000"], "--web: a port is 0 to 65535, got 70000"),
+        (["--web-sessions-per-address", "0"], "--web-sessions-per-address: must be at least 1"),
+        (["--web-tab-idle", "0"], "--web-tab-idle: must be a number of minutes, more than 0"),
+        (["--web-tab-memory", "x"], "--web-tab-memory: must be a whole number"),
     ],
 )
 def test_bad_web_flags_exit_2(
@@ -172,3 +188,57 @@ def test_the_client_takes_its_token_file_from_the_command_line() -> None:
     args = client_args(["connect", "localhost:1", "--identity-file", "/tmp/seat.json"])
     assert args.identity_file == Path("/tmp/seat.json")
     assert client_args(["connect", "localhost:1"]).identity_file is None
+
+
+async def test_a_killed_servers_token_dir_is_removed_at_the_next_start(tmp_path: Path) -> None:
+    """Issue 29, "token files stay in the temp dir after a SIGKILL": the next
+    server removes the directory of the one killed (its owner is gone)."""
+    first = await server(tmp_path, "--web", "0", "--web-max-sessions", "3")
+    second = None
+    try:
+        assert first.stderr is not None
+        async with asyncio.timeout(20):
+            while not BROWSERS.search(await first.stderr.readline()):
+                assert first.returncode is None, "the server exited before serving"
+        (left,) = tmp_path.glob("tulips-web-*")
+        first.kill()
+        await first.wait()
+        assert left.is_dir()
+        second = await server(tmp_path, "--web", "0", "--web-max-sessions", "3")
+        assert second.stderr is not None
+        async with asyncio.timeout(20):
+            while not BROWSERS.search(await second.stderr.readline()):
+                assert second.returncode is None, "the server exited before serving"
+        (now,) = tmp_path.glob("tulips-web-*")
+        assert now != left and not left.exists()
+    finally:
+        for process in (first, second):
+            if process is not None and process.returncode is None:
+                process.kill()
+                await process.wait()
+
+
+async def test_the_cli_gives_the_front_the_game_servers_tab_addresses() -> None:
+    """``tulips-server --web`` wires the front to the game server: the tabs'
+    passes go where the game server reads them, with the operator's limits
+    and --allow-origin."""
+    from server.app import TulipsServer
+    from server.cli import _start_web
+
+    config = parse_args(
+        ["--host", "127.0.0.1", "--port", "0", "--no-storage", "--web", "0",
+         "--web-sessions-per-address", "3", "--web-tab-idle", "1", "--web-tab-memory", "300",
+         "--allow-origin", "http://tulips.lan:8080"]
+    )  # fmt: skip
+    game = TulipsServer(config)
+    await game.start()
+    try:
+        web = await _start_web(config, game)
+        try:
+            assert web.tab_addresses is game.tab_addresses
+            assert (web.per_address, web.idle_timeout, web.tab_memory) == (3, 60.0, 300 * 2**20)
+            assert web.allowed_origins == ("http://tulips.lan:8080",)
+        finally:
+            await web.stop()
+    finally:
+        await game.stop()

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
     """Idle and playing lines with RSS and CPU, and the match moved on."""
     done = subprocess.run(
-        [sys.executable, "-m", "server.web.measure", "--idle", "1", "--play", "4"],
+        [sys.executable, "-m", "server.web.measure", "--idle", "1", "--play", "4", "--flood", "2"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -26,7 +26,7 @@ def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
     )
     assert done.returncode == 0, done.stderr
     number = r"\d+\.\d"
-    for phase in ("idle in the lobby", "playing vs 3 bots"):
+    for phase in ("idle in the lobby", "playing vs 3 bots", "flooding keys"):
         line = re.search(
             rf"{phase} .* client RSS +{number} MiB \(peak {number}\), CPU +{number} %;"
             rf" tulips-server CPU +{number} %",
@@ -35,3 +35,9 @@ def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
         assert line, done.stdout
     turn = re.search(r"the match reached turn (\d+)", done.stdout)
     assert turn and int(turn.group(1)) >= 1, done.stdout
+    share = re.search(
+        rf"one address holds 2 tabs \(share 2\), the next: refused HTTP 503;"
+        rf" per tab: client RSS {number} MiB, tulips-server [-+]\d+ KiB",
+        done.stdout,
+    )
+    assert share, done.stdout
