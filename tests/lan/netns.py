@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,3 +175,42 @@ def private_hub(count: int) -> Iterator[list[Host]]:
     finally:
         for ns in made:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+
+
+class LoggedServer:
+    """``python -m server ARGV`` run by ``command`` (a namespace's), its log kept
+    in ``log``; :meth:`wait_for` reads the log, :meth:`stop` ends it."""
+
+    def __init__(self, command: Sequence[str], log: Path) -> None:
+        self.log = log
+        self._log_file = log.open("w")
+        self.process = subprocess.Popen(
+            list(command),
+            env=environment(),
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log_file,
+        )
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float = 20.0) -> re.Match[str]:
+        """The first log line matching ``pattern`` (fails after ``timeout`` s or an exit)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = pattern.search(self.log.read_text())
+            if found:
+                return found
+            assert self.process.poll() is None, self.log.read_text()
+            time.sleep(0.05)
+        raise AssertionError(f"no {pattern.pattern!r} in the server log:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        """SIGTERM, and wait for it to end."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self._log_file.close()

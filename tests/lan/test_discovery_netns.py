@@ -12,13 +12,12 @@ import json
 import re
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .netns import ROOT, Lan, NoNamespaces, environment, private_lan, python
+from .netns import ROOT, Lan, LoggedServer, NoNamespaces, environment, private_lan, python
 
 PORT = "8765"
 FINGERPRINT = re.compile(r"TLS certificate fingerprint (SHA256:[0-9A-F:]{95})")
@@ -34,46 +33,15 @@ def lan() -> Iterator[Lan]:
         pytest.skip(f"cannot make network namespaces here: {exc}")
 
 
-class Server:
+class Server(LoggedServer):
     """``python -m server`` in the server namespace, with its log kept."""
 
     def __init__(self, lan: Lan, data_dir: Path, *flags: str) -> None:
-        self.log = data_dir / "server.log"
-        self._log_file = self.log.open("w")
         argv = python(
             "-m", "server", "--host", lan.server_address, "--port", PORT,
             "--no-storage", "--data-dir", str(data_dir), *flags,
         )  # fmt: skip
-        self.process = subprocess.Popen(
-            lan.command(lan.server_ns, argv),
-            env=environment(),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._log_file,
-        )
-
-    def wait_for(self, pattern: re.Pattern[str], timeout: float = 20.0) -> re.Match[str]:
-        """The first log line matching ``pattern`` (fails after ``timeout`` s or an exit)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = pattern.search(self.log.read_text())
-            if found:
-                return found
-            assert self.process.poll() is None, self.log.read_text()
-            time.sleep(0.05)
-        raise AssertionError(f"no {pattern.pattern!r} in the server log:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        """SIGTERM, and wait for it to end."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self._log_file.close()
+        super().__init__(lan.command(lan.server_ns, argv), data_dir / "server.log")
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import json
 import re
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 
 from protocol.lan import Announcement, fingerprint
 
-from .netns import ROOT, Host, NoNamespaces, environment, private_hub, python
+from .netns import ROOT, Host, LoggedServer, NoNamespaces, environment, private_hub, python
 
 PORT = "8765"
 FINGERPRINT = re.compile(r"TLS certificate fingerprint (SHA256:[0-9A-F:]{95})")
@@ -47,49 +46,18 @@ def folder() -> Iterator[Path]:
         yield Path(made)
 
 
-class Server:
+class Server(LoggedServer):
     """``python -m server --tls --name NAME`` in one namespace, its log kept."""
 
     def __init__(self, host: Host, folder: Path, name: str) -> None:
         data = folder / host.address
         data.mkdir()
         self.host = host
-        self.log = data / "server.log"
-        self._log_file = self.log.open("w")
         argv = python(
             "-m", "server", "--host", host.address, "--port", PORT, "--tls",
             "--name", name, "--no-storage", "--data-dir", str(data),
         )  # fmt: skip
-        self.process = subprocess.Popen(
-            host.command(argv),
-            env=environment(),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._log_file,
-        )
-
-    def wait_for(self, pattern: re.Pattern[str], timeout: float = 20.0) -> re.Match[str]:
-        """The first log line matching ``pattern`` (fails after ``timeout`` s or an exit)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = pattern.search(self.log.read_text())
-            if found:
-                return found
-            assert self.process.poll() is None, self.log.read_text()
-            time.sleep(0.05)
-        raise AssertionError(f"no {pattern.pattern!r} in the server log:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        """SIGTERM, and wait for it to end."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self._log_file.close()
+        super().__init__(host.command(argv), data / "server.log")
 
 
 def impostor(host: Host, name: str) -> subprocess.Popen[str]:
