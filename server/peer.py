@@ -166,10 +166,17 @@ def _closed_for_fault(connection: ServerConnection) -> bool:
     return sent is not None and sent.code in CLIENT_FAULTS
 
 
+#: the opcodes of a message's frames (its first, then its continuations)
+_DATA = frozenset({Opcode.TEXT, Opcode.BINARY, Opcode.CONT})
+
+
 class PacedProtocol(ServerProtocol):
     """websockets' server protocol, charging every ping and pong the client
-    sends to its connection's :class:`~server.ratelimit.Pacer` before
-    websockets acts on it.
+    sends, and every fragment of a message but its last, to its connection's
+    :class:`~server.ratelimit.Pacer` before websockets acts on it (a whole
+    message is charged once it is complete: :meth:`Pacer.admit`). Without the
+    fragments, a message that never ends (empty continuation frames, on and on)
+    would cost its sender nothing.
 
     websockets answers a ping inside the protocol, the moment it parses it, and
     has no hook for it (python-websockets/websockets#884: no public API; graft
@@ -186,9 +193,13 @@ class PacedProtocol(ServerProtocol):
     flooded: bool = False
 
     def recv_frame(self, frame: Frame) -> None:
-        """Charge a ping or a pong, then let websockets handle the frame."""
+        """Charge a ping, a pong or a fragment, then let websockets handle the frame."""
         pacer = self.pacer
-        if pacer is not None and (frame.opcode is Opcode.PING or frame.opcode is Opcode.PONG):
+        if pacer is not None and (
+            frame.opcode is Opcode.PING
+            or frame.opcode is Opcode.PONG
+            or (not frame.fin and frame.opcode in _DATA)
+        ):
             if self.flooded:
                 return
             if not pacer.charge():
@@ -259,6 +270,8 @@ class TulipsConnection(ServerConnection):
         then let the peer check its byte budget."""
         protocol = self.protocol
         if isinstance(protocol, PacedProtocol):
+            if protocol.flooded:  # the parser may hold half a frame: parse nothing more
+                return
             self._backlog, self._parsed = self._backlog[self._parsed :] + data, 0
             self._feed(protocol)
         else:
@@ -320,7 +333,10 @@ class TulipsConnection(ServerConnection):
     def eof_received(self) -> None:
         """The client is done sending: what waits to be parsed is taken in
         first, paid for or not (its close frame may be in it)."""
-        if self._parsed < len(self._backlog):
+        protocol = self.protocol
+        if self._parsed < len(self._backlog) and not (
+            isinstance(protocol, PacedProtocol) and protocol.flooded
+        ):
             rest, self._backlog, self._parsed = self._backlog[self._parsed :], b"", 0
             self._take_in(rest)
         super().eof_received()

@@ -1,4 +1,4 @@
-"""Pings and pongs count against a connection's rate limit (issue 29, "Pings
+"""Pings, pongs and fragments count against a connection's rate limit (issue 29, "Pings
 are not counted": 16 connections had 15,520 pings a second answered, and a
 normal player's latency suffered).
 
@@ -120,6 +120,23 @@ def test_messages_are_not_charged_by_the_protocol() -> None:
     protocol.receive_data(frame * 10)
     assert not protocol.charged and not protocol.flooded
     assert len(protocol.events_received()) == 10
+
+
+def fragment(first: bool) -> bytes:
+    """An empty fragment of a text message that is not its last (FIN clear), masked."""
+    return bytes([0x01 if first else 0x00, 0x80]) + b"\0\0\0\0"
+
+
+def test_fragments_but_the_last_are_charged_so_a_message_that_never_ends_floods() -> None:
+    """A message is charged once complete (Pacer.admit); its other fragments are
+    charged as they come: empty continuations, on and on, make a flood instead
+    of a message websockets keeps assembling for ever."""
+    clock = Clock()
+    protocol = paced_protocol(rate=10, burst=20, clock=clock)
+    protocol.receive_data(fragment(first=True) + fragment(first=False) * 5)
+    assert protocol.charged and not protocol.flooded
+    protocol.receive_data(fragment(first=False) * 500)
+    assert protocol.flooded
 
 
 # -- a ping flood over a socket ---------------------------------------------------------------
@@ -281,3 +298,22 @@ async def test_keepalive_pings_both_ways_cost_a_player_nothing() -> None:
         assert (await client.request("list_matches"))["type"] == "match_list"
         assert not peer.closing and ws.state is State.OPEN
         await client.close()
+
+
+async def test_a_message_that_never_ends_is_closed_as_a_flood() -> None:
+    """A client that opens a text message and sends empty continuation frames
+    for ever (issue 29 review: they cost nothing) is told ``rate_limited`` and
+    closed with 4008, as a ping flooder is."""
+    async with serve(rate_limit=50.0, rate_burst=100) as running:
+        reader, writer = await handshake(running.server.port)
+        seen = Seen()
+        reading = asyncio.create_task(read_frames(reader, seen))
+        with contextlib.suppress(ConnectionError):
+            writer.write(fragment(first=True))
+            for _ in range(50):
+                writer.write(fragment(first=False) * 100)
+                await writer.drain()
+        async with asyncio.timeout(10):
+            await reading
+        writer.close()
+        assert seen.close_code == CloseCode.RATE_LIMITED
