@@ -100,6 +100,9 @@ class ServerConfig:
     #: the key the cluster's nodes share (``--cluster-key-file``), which seals
     #: what they keep in Redis; None: none yet (``--workers`` makes one)
     cluster_key: bytes | None = field(default=None, repr=False)
+    #: Redis's password, given without the command line (``--redis-password-file``
+    #: or ``TULIPS_REDIS_PASSWORD``); None: none, or the one in ``cluster``'s URL
+    redis_password: str | None = field(default=None, repr=False)
     #: seconds between a cluster node's heartbeats (three missed: taken for dead)
     heartbeat: float = 1.0
     #: nodes ``--workers`` starts on this machine (sharing ``port``)

@@ -11,6 +11,10 @@ each match's node), which node each connected player is on, lobby updates
 - :mod:`.signing`: the key the nodes share, and the seal (HMAC-SHA256) on
   every value they keep in Redis: a node believes nothing else, so one who
   can write to Redis cannot send players to a listener of theirs;
+- :mod:`.freshness`: the stamp on every message a node publishes, and the
+  guard that refuses one sent again (a seal says who, not when);
+- :mod:`.credentials`: secrets given without the command line (Redis's
+  password, the key ``--workers`` hands on), taken out of the environment;
 - :mod:`.redirect`: where a request for a match must go (pure decisions);
 - :mod:`.store`: every Redis command, in one place (the only module that
   imports ``redis``);

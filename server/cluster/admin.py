@@ -13,6 +13,8 @@ with its matches.
 ``--cluster-key-file`` is the nodes' key: ``forget-node`` needs it (the
 nodes believe only what is sealed with it); ``nodes`` with it lists only what
 the nodes would believe, and without it lists what Redis holds, unchecked.
+Redis's password, if it has one, is given as to the nodes: ``--redis-password-file``
+or ``TULIPS_REDIS_PASSWORD``, not in the URL (a command line is visible in ``ps``).
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ import collections
 import sys
 from pathlib import Path
 
+from .credentials import REDIS_PASSWORD_ENV, SecretFileError, take_env
 from .entries import DirectoryEntry
-from .options import redis_url
+from .freshness import ADMIN_SENDER
+from .options import redis_password, redis_url
 from .signing import KeyFileError, load_key
 from .store import Store, StoreUnavailable
 
@@ -80,6 +84,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the cluster's Redis, as its nodes were given it (redis://HOST:6379/0)",
     )
     parser.add_argument(
+        "--redis-password-file",
+        metavar="FILE",
+        type=Path,
+        help=f"a file holding Redis's password (it beats {REDIS_PASSWORD_ENV})",
+    )
+    parser.add_argument(
         "--cluster-key-file",
         metavar="FILE",
         type=Path,
@@ -96,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    try:
+        password = redis_password(args.redis_password_file, take_env(REDIS_PASSWORD_ENV))
+    except SecretFileError as exc:
+        print(f"tulips-cluster: {exc}", file=sys.stderr)
+        return 1
     key = None
     if args.cluster_key_file is not None:
         try:
@@ -110,7 +125,7 @@ async def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    store = Store(args.cluster, key)
+    store = Store(args.cluster, key, sender=ADMIN_SENDER, password=password)
     try:
         if args.command == "nodes":
             rows = await node_table(store)

@@ -24,6 +24,7 @@ __all__ = [
     "NodeInfo",
     "PlayerEntry",
     "Presence",
+    "Stamp",
     "decode",
     "encode",
 ]
@@ -36,6 +37,27 @@ CLOCK_SKEW = 30.0
 
 class EntryError(Exception):
     """Bytes from Redis that are not the entry they should be."""
+
+
+class Stamp(msgspec.Struct, frozen=True):
+    """When, and as what, a sender sent a message: what tells a message sent
+    again by someone else (sealed bytes can be copied) from a new one."""
+
+    #: the node id of the sender (``@tulips-cluster`` for the admin command)
+    sender: str
+    #: random, drawn when the sender's process started: one run of it
+    boot: str
+    #: when that run started (Unix time, the sender's clock): orders its runs
+    started: float
+    #: 1, 2, 3, … over everything that run sends
+    seq: int
+    #: when it was sent (Unix time, the sender's clock; never earlier than the last)
+    sent: float
+
+    @property
+    def order(self) -> tuple[float, str, int]:
+        """What orders one sender's stamps: a later run's come after an earlier's."""
+        return (self.started, self.boot, self.seq)
 
 
 class PlayerEntry(msgspec.Struct, frozen=True):
@@ -59,6 +81,8 @@ class DirectoryEntry(msgspec.Struct, frozen=True):
     created: float
     summary: wire.MatchSummary | None
     homes: tuple[str, ...] = ()
+    #: given by the store when it is sent; one in Redis without it is ignored
+    stamp: Stamp | None = None
 
     @property
     def gone(self) -> bool:
@@ -94,6 +118,8 @@ class Presence(msgspec.Struct, frozen=True):
     player: str
     node: str
     match: str | None = None
+    #: given by the store when it is sent; one without it is ignored
+    stamp: Stamp | None = None
 
 
 _encoder = msgspec.msgpack.Encoder()

@@ -56,7 +56,12 @@ class ClusterLobby(Lobby):
         super().__init__(config, *args, node=node_id, **kwargs)
         assert config.cluster_key is not None, "a cluster node needs the cluster's key"
         self.node = Node(
-            Store(config.cluster, config.cluster_key),
+            Store(
+                config.cluster,
+                config.cluster_key,
+                sender=node_id,
+                password=config.redis_password,
+            ),
             node_id,
             node_url(
                 config.host, config.port, config.public_url, secure=config.tls_cert is not None

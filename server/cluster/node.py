@@ -11,12 +11,17 @@ A :class:`Node` keeps three background tasks:
   went) in batches, off every request's path: a match's change only queues;
 - the **listener** follows the lobby and presence channels: other nodes'
   match updates go to this node's lobby browsers, and a player who said hello
-  elsewhere loses their connections here (``4004``, as on one server).
+  elsewhere loses their connections here (``4004``, as on one server). A
+  message sent again (too old, or heard before: :mod:`.freshness`) is not
+  acted on: one WARNING for each channel and reason, and counted in ``/healthz``.
 
 Invariants: :attr:`entries` holds only other nodes' matches (this node's are
 its lobby's matches); :attr:`live` holds only heartbeats sealed with the
 cluster's key (the store opens nothing else) and not expired, so a redirect
-names only a node of this cluster, at the URL that node gave; nothing here is
+names only a node of this cluster, at the URL that node gave; an entry in
+:attr:`entries` is replaced only by a newer one of its match (by its stamp),
+so an old one written or sent again does not undo it, and this node puts its
+own entries in Redis right again when a full read finds them changed; nothing here is
 awaited by an action, so a match plays on whatever Redis does; every failure
 of Redis is :class:`StoreUnavailable`, which marks the store down until the
 next beat gets through.
@@ -29,6 +34,7 @@ import contextlib
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
@@ -42,7 +48,8 @@ from ..identity import Player
 from ..match import views
 from ..match.info import MatchInfo
 from . import redirect
-from .entries import DirectoryEntry, NodeInfo, PlayerEntry, Presence
+from .entries import DirectoryEntry, NodeInfo, PlayerEntry, Presence, Stamp
+from .freshness import ReplayGuard
 from .store import LOBBY, PRESENCE, Store, StoreUnavailable
 
 __all__ = ["Node", "NodeHooks", "entry_for"]
@@ -102,7 +109,8 @@ class Node:
         heartbeat: float = 1.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """``clock``: Unix time, which heartbeats' expiries are written and read in."""
+        """``clock``: Unix time, which heartbeats' expiries and messages' stamps
+        are written and read in."""
         self.store = store
         self.id = node_id
         self.url = url
@@ -141,6 +149,9 @@ class Node:
         self._stopping = False
         #: expired heartbeats already warned about: (node, expiry)
         self._stale_seen: set[tuple[str, float]] = set()
+        self._guard = ReplayGuard(clock)
+        #: messages not acted on, by "channel: why" (each warned about once)
+        self.refused: Counter[str] = Counter()
 
     # -- life -----------------------------------------------------------------------------
 
@@ -308,6 +319,7 @@ class Node:
             "store": "ok" if self.store_ok else "unreachable",
             "nodes": {node: info.url for node, info in sorted(self.live.items())},
             "remote_matches": len(self.entries),
+            "refused_messages": dict(sorted(self.refused.items())),
         }
 
     # -- the tasks ------------------------------------------------------------------------------
@@ -379,11 +391,31 @@ class Node:
                 if self._beats % _REFRESH_EVERY == 0:
                     directory = await self.store.directory()
                     self._set_entries({m: e for m, e in directory.items() if e.node != self.id})
+                    self._repair(directory)
                 self._forget_gone_matches()
             except StoreUnavailable as exc:
                 self._misses += 1
                 if self._misses >= 2:  # one slow answer under load is not an outage
                     self._set_store(False, exc)
+
+    def _repair(self, directory: Mapping[str, DirectoryEntry]) -> None:
+        """Put this node's entries in Redis right again where they are not what it
+        published (an old one written again, one deleted, one of a match it no
+        longer has): the publisher sends them again, with new stamps."""
+        local = self.hooks.local_matches()
+        for match_id, info in local.items():
+            stored = directory.get(match_id)
+            entry = entry_for(info, self.id)
+            if stored is None or msgspec.structs.replace(stored, stamp=None) != entry:
+                self._outbox.setdefault(match_id, entry)
+        for match_id, stored in directory.items():
+            if stored.node == self.id and match_id not in local and match_id not in self._published:
+                self._outbox.setdefault(
+                    match_id,
+                    DirectoryEntry(match=match_id, node=self.id, created=0.0, summary=None),
+                )
+        if self._outbox:
+            self._wake.set()
 
     def _forget_gone_matches(self) -> None:
         """Entries of matches the lobby forgot (old finished ones) leave the directory."""
@@ -442,20 +474,46 @@ class Node:
     def _on_message(self, channel: str, data: bytes) -> None:
         if channel == LOBBY:
             entry = self.store.unpack(data, DirectoryEntry, f"a message on {channel}")
-            if entry is not None and entry.node != self.id:
+            if entry is not None and entry.node != self.id and self._new(channel, entry.stamp):
                 self._apply_entry(entry)
         elif channel == PRESENCE:
             presence = self.store.unpack(data, Presence, f"a message on {channel}")
             if presence is None or presence.node == self.id:
-                pass
-            elif presence.match is None:
+                return
+            if not self._new(channel, presence.stamp):
+                return
+            if presence.match is None:
                 self.hooks.replace_player(presence.player)
             else:
                 self.hooks.leave_elsewhere(presence.player, presence.match)
 
+    def _new(self, channel: str, stamp: Stamp | None) -> bool:
+        """Whether a message is new, not one sent again (see :mod:`.freshness`)."""
+        assert stamp is not None, "the store opens no unstamped message"
+        why = self._guard.check(stamp)
+        if why is None:
+            return True
+        kind = f"{channel}: {why}"
+        self.refused[kind] += 1
+        if self.refused[kind] == 1:
+            log.warning(
+                "ignoring a message on %s sealed by %s (%s, sent at %.0f, it is %.0f here):"
+                " an old message sent again by someone who can publish on the cluster's"
+                " store, or that machine's clock is off; more of the kind are only counted"
+                " (/healthz refused_messages)",
+                channel,
+                stamp.sender,
+                why,
+                stamp.sent,
+                self._clock(),
+            )
+        return False
+
     # -- the cache -------------------------------------------------------------------------------
 
     def _apply_entry(self, entry: DirectoryEntry) -> None:
+        if not _newer(entry, self.entries.get(entry.match)):
+            return
         if entry.gone:
             if self.entries.pop(entry.match, None) is not None:
                 self._tell_removed(entry.match)
@@ -464,6 +522,9 @@ class Node:
         self._tell(entry)
 
     def _set_entries(self, entries: dict[str, DirectoryEntry]) -> None:
+        entries = {
+            m: e if _newer(e, self.entries.get(m)) else self.entries[m] for m, e in entries.items()
+        }
         changed = [e for m, e in entries.items() if self.entries.get(m) != e]
         removed = [m for m in self.entries if m not in entries]
         self.entries = entries
@@ -530,3 +591,11 @@ class Node:
 
     def _tell_removed(self, match_id: str) -> None:
         self.hooks.tell_browsers(views.match_removed_frame(match_id))
+
+
+def _newer(entry: DirectoryEntry, known: DirectoryEntry | None) -> bool:
+    """Whether ``entry`` may replace ``known``, the entry of its match this node
+    has (an older one, written or sent again, may not)."""
+    if known is None or known.stamp is None:
+        return True
+    return entry.stamp is not None and entry.stamp.order > known.stamp.order

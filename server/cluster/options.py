@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..config import ServerConfig
+from .credentials import REDIS_PASSWORD_ENV, SecretFileError, read_private, take_env
 from .naming import check_node_id
 from .signing import KEY_ENV, KeyFileError, load_key, parse_key
 from .workers import worker_config
 
-__all__ = ["add_arguments", "apply", "redis_url"]
+__all__ = ["add_arguments", "apply", "redis_password", "redis_url"]
 
 
 def redis_url(text: str) -> str:
@@ -60,8 +60,8 @@ def _heartbeat(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--cluster``, ``--cluster-key-file``, ``--public-url``, ``--workers``,
-    ``--node-id``, ``--heartbeat``."""
+    """Add ``--cluster``, ``--redis-password-file``, ``--cluster-key-file``,
+    ``--public-url``, ``--workers``, ``--node-id``, ``--heartbeat``."""
     group = parser.add_argument_group(
         "cluster", "several nodes sharing one lobby through Redis (README: Architecture)"
     )
@@ -69,8 +69,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cluster",
         metavar="REDIS_URL",
         type=redis_url,
-        help="join the cluster of every node naming this Redis (redis://HOST:6379/0;"
-        " with Redis's password: redis://:PASSWORD@HOST:6379/0)",
+        help="join the cluster of every node naming this Redis (redis://HOST:6379/0);"
+        " give Redis's password with --redis-password-file or in the environment"
+        f" ({REDIS_PASSWORD_ENV}), not in this URL: a command line is visible to every"
+        " user of the machine (ps)",
+    )
+    group.add_argument(
+        "--redis-password-file",
+        metavar="FILE",
+        type=Path,
+        help="a file, readable by its owner only, holding Redis's password (requirepass);"
+        f" it beats {REDIS_PASSWORD_ENV}. --workers hands it to its workers in their"
+        " environment",
     )
     group.add_argument(
         "--cluster-key-file",
@@ -90,7 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=_workers,
         default=1,
-        help="start this many nodes on this machine sharing --port (needs --cluster);"
+        help="start this many nodes on this machine sharing --port (needs --cluster;"
+        " not with --web, whose tabs must reach the node that let them in);"
         " worker I also listens on --port + 1 + I and keeps its data in DATA_DIR/node-I",
     )
     group.add_argument(
@@ -111,11 +122,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def apply(
     parser: argparse.ArgumentParser, args: argparse.Namespace, config: ServerConfig
 ) -> ServerConfig:
-    """``config`` with the cluster flags in it (exits on flags that do not fit together)."""
+    """``config`` with the cluster flags in it (exits on flags that do not fit together).
+
+    The secrets given in the environment are taken out of it here, whatever the
+    flags: no process this one starts inherits them."""
+    given_key = take_env(KEY_ENV)
+    given_password = take_env(REDIS_PASSWORD_ENV)
+    if args.workers > 1 and getattr(args, "web", None) is not None:
+        parser.error(
+            "--web cannot go with --workers: the workers share the game port, so a browser"
+            " tab's client could reach a worker that does not know the tab, and count there"
+            " as this machine's own address; run the browser front on a node of its own"
+            " (tulips-server --cluster … --web, without --workers)"
+        )
     if args.cluster is None:
         if args.workers > 1:
             parser.error("--workers needs --cluster: the workers share their lobby through Redis")
-        for flag in ("public_url", "node_id", "cluster_key_file"):
+        for flag in ("public_url", "node_id", "cluster_key_file", "redis_password_file"):
             if getattr(args, flag) is not None:
                 parser.error(f"--{flag.replace('_', '-')} needs --cluster")
         return config
@@ -135,7 +158,8 @@ def apply(
     config = dataclasses.replace(
         config,
         cluster=args.cluster,
-        cluster_key=_cluster_key(parser, args),
+        cluster_key=_cluster_key(parser, args, given_key),
+        redis_password=_redis_password(parser, args, given_password),
         public_url=args.public_url,
         node_id=args.node_id,
         heartbeat=args.heartbeat,
@@ -148,14 +172,44 @@ def apply(
     return config
 
 
-def _cluster_key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bytes | None:
-    """The key of ``--cluster-key-file``, or the one ``--workers`` gave this worker;
-    None for a ``--workers`` supervisor given none (it makes one); else exits."""
+def redis_password(path: Path | None, given: str | None) -> str | None:
+    """Redis's password: the one in the file ``path``, else ``given`` (from the
+    environment); raises :class:`SecretFileError` for a file that cannot be used."""
+    if path is None:
+        return given or None
+    text = read_private(
+        path, "Redis password file", "whoever holds the password can change the cluster's Redis"
+    ).strip()
+    if not text or "\n" in text:
+        raise SecretFileError(f"Redis password file {path} must hold the password on one line")
+    return text
+
+
+def _redis_password(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, given: str | None
+) -> str | None:
+    try:
+        password = redis_password(args.redis_password_file, given)
+    except SecretFileError as exc:
+        parser.error(str(exc))
+    if password is not None and urlsplit(args.cluster).password is not None:
+        parser.error(
+            "Redis's password is given twice: in the --cluster URL and in"
+            f" --redis-password-file or {REDIS_PASSWORD_ENV}; keep it out of the URL"
+        )
+    return password
+
+
+def _cluster_key(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, given: str | None
+) -> bytes | None:
+    """The key of ``--cluster-key-file``, or the one ``--workers`` gave this worker
+    (``given``, from the environment); None for a ``--workers`` supervisor given
+    none (it makes one); else exits."""
     try:
         if args.cluster_key_file is not None:
             return load_key(args.cluster_key_file)
         if args.worker is not None:
-            given = os.environ.get(KEY_ENV)
             if given is None:
                 parser.error(f"--worker is for the workers of --workers (no {KEY_ENV})")
             return parse_key(given, KEY_ENV)

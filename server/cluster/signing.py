@@ -11,19 +11,21 @@ of its cluster sealed; the rest is ignored, with one warning per bad value.
 value sealed as one kind is never taken for another.
 
 A seal proves who wrote a value, not when: someone who can read Redis can
-write an old sealed value again. What that allows is bounded elsewhere — a
-heartbeat carries its own expiry (:attr:`~.entries.NodeInfo.expires`), the
-rest only ever names nodes and players of the cluster.
+write an old sealed value again. That is bounded elsewhere: a heartbeat
+carries its own expiry (:attr:`~.entries.NodeInfo.expires`); directory
+entries and presence messages carry a stamp (:class:`~.entries.Stamp`), so a
+message sent again is refused (:mod:`.freshness`) and an older entry does not
+replace a newer one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
-import stat
 from pathlib import Path
+
+from .credentials import SecretFileError, read_private
 
 __all__ = [
     "KEY_ENV",
@@ -75,18 +77,12 @@ def load_key(path: Path) -> bytes:
 
     A file others may read is refused: whoever holds the key can pose as a
     node (see PROTOCOL.md, a cluster of nodes)."""
+    if not path.exists():
+        raise KeyFileError(f"cluster key file {path} does not exist; {_HOW}")
     try:
-        mode = path.stat().st_mode
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        raise KeyFileError(f"cluster key file {path} does not exist; {_HOW}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KeyFileError(f"cannot read cluster key file {path}: {exc}") from None
-    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise KeyFileError(
-            f"cluster key file {path} may be read by other users (mode {stat.filemode(mode)});"
-            f" whoever holds the key can pose as a node: chmod 600 {path}"
-        )
+        text = read_private(path, "cluster key file", "whoever holds the key can pose as a node")
+    except SecretFileError as exc:
+        raise KeyFileError(str(exc)) from None
     return parse_key(text, f"cluster key file {path}")
 
 

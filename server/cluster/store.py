@@ -26,7 +26,10 @@ name a player and a node) and every message is sealed with the cluster's key
 cluster did not seal — or one filed under another key than its own (a
 heartbeat of node A under ``node:B``) — is left out, with one warning.
 A token's player is believed only if that player's sealed entry holds the
-token's hash.
+token's hash. Every directory entry and presence message is stamped when it
+is sent (:class:`~.entries.Stamp`: sender, run, sequence number, time), so
+that an old one sent again can be told from a new one (:mod:`.freshness`);
+one without a stamp is left out like an unsealed one.
 
 Commands fail fast: two seconds at most each (plus the wait for one of at
 most 32 connections), no retries: a node goes on without Redis and catches
@@ -39,6 +42,7 @@ import contextlib
 import functools
 import hashlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -50,6 +54,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from .entries import DirectoryEntry, EntryError, NodeInfo, PlayerEntry, Presence, decode, encode
+from .freshness import Stamper
 from .signing import BadSeal, Sealer
 
 __all__ = ["LOBBY", "PRESENCE", "Store", "StoreUnavailable", "Subscription", "shown_url"]
@@ -83,6 +88,8 @@ _SEAL_KIND: dict[type, str] = {
     PlayerEntry: "player",
     Presence: "presence",
 }
+#: The values stamped when they are sent (and refused without a stamp).
+_STAMPED = (DirectoryEntry, Presence)
 #: Bad values remembered so that each is warned about once (then forgotten, all at once).
 _MAX_WARNED = 4096
 
@@ -122,14 +129,26 @@ class Store:
     """The cluster's Redis, as the commands a node needs."""
 
     def __init__(
-        self, url: str, key: bytes | None, timeout: float = 2.0, max_connections: int = 32
+        self,
+        url: str,
+        key: bytes | None,
+        *,
+        sender: str | None = None,
+        password: str | None = None,
+        clock: Callable[[], float] = time.time,
+        timeout: float = 2.0,
+        max_connections: int = 32,
     ) -> None:
-        """``url`` may carry Redis's password (``redis://:PASSWORD@HOST:6379/0``);
-        ``key`` is the cluster's (None: read unchecked, write nothing —
-        ``tulips-cluster nodes`` without the key)."""
+        """``key`` is the cluster's (None: read unchecked, write nothing —
+        ``tulips-cluster nodes`` without the key); ``sender`` names who stamps
+        the directory entries and presence messages written (this node's id;
+        None: nothing of the kind is written); Redis's ``password`` is given
+        apart (or in ``url``: ``redis://:PASSWORD@HOST:6379/0``); ``clock``:
+        Unix time, for the stamps."""
         #: the URL as logs show it (its password hidden)
         self.url = shown_url(url)
         self._sealer = Sealer(key)
+        self._stamper = None if sender is None else Stamper(sender, clock)
         self._warned: set[bytes] = set()
         # A bounded pool that makes a command wait for a connection (rather than
         # fail) when many hellos and joins ask at once. RESP2: on RESP3, redis-py 8
@@ -138,6 +157,7 @@ class Store:
         # would go to a dead socket and fail.
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            password=password,
             max_connections=max_connections,
             timeout=timeout * 2,
             socket_timeout=timeout,
@@ -155,17 +175,25 @@ class Store:
         return self._sealer.checks
 
     def _pack(self, value: msgspec.Struct) -> bytes:
+        if isinstance(value, _STAMPED):
+            if self._stamper is None:
+                raise RuntimeError("a store without a sender sends no stamped value")
+            value = msgspec.structs.replace(value, stamp=self._stamper.next())
         return self._sealer.seal(_SEAL_KIND[type(value)], encode(value))
 
     def unpack(self, data: bytes, kind: type[_E], where: str) -> _E | None:
-        """The value a node of this cluster sealed in ``data``, or None (warned
-        about once) if it is unreadable or not sealed so; ``where`` names it in
-        the warning."""
+        """The value a node of this cluster sealed (and, if it is of a kind that
+        is, stamped) in ``data``, or None (warned about once) if it is unreadable
+        or not sealed so; ``where`` names it in the warning."""
         try:
-            return decode(self._sealer.open(_SEAL_KIND[kind], data), kind)
+            value = decode(self._sealer.open(_SEAL_KIND[kind], data), kind)
         except (BadSeal, EntryError) as exc:
             self._warn_once(where, data, str(exc))
             return None
+        if isinstance(value, _STAMPED) and value.stamp is None:
+            self._warn_once(where, data, "it has no stamp (a node of an older version?)")
+            return None
+        return value
 
     def _warn_once(self, where: str, data: bytes, why: str) -> None:
         seen = hashlib.sha256(where.encode() + b"\0" + data).digest()[:16]

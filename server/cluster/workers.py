@@ -18,6 +18,8 @@ Without ``--cluster-key-file`` the supervisor makes a cluster key for this
 run and gives it to its workers in their environment (``TULIPS_CLUSTER_KEY``,
 which other users cannot read, unlike a command line): they are a cluster of
 their own. Nodes on other machines need one key file given to every node.
+Redis's password, if the supervisor was given one without the URL, reaches
+the workers the same way (``TULIPS_REDIS_PASSWORD``), never in their argv.
 
 The supervisor restarts a worker that dies (a crash, a kill), and on SIGINT
 or SIGTERM stops them all and waits for them to store what they accepted.
@@ -36,6 +38,7 @@ from types import FrameType
 
 from ..config import ServerConfig
 from ..lan import tls
+from .credentials import REDIS_PASSWORD_ENV, worker_env
 from .naming import node_url, with_port
 from .signing import KEY_ENV, make_key
 
@@ -87,13 +90,14 @@ class _Worker:
 def supervise(config: ServerConfig, argv: list[str]) -> int:
     """Run ``config.workers`` workers with ``argv`` until SIGINT or SIGTERM; 0 on a
     clean stop, 1 if every worker kept dying."""
-    env = None
+    made_key = None
     if config.cluster_key is None:
-        env = {**os.environ, KEY_ENV: make_key().hex()}
+        made_key = make_key().hex()
         log.info(
             "the workers share a cluster key made for this run: nodes on other machines"
             " cannot join them (give every node one --cluster-key-file for that)"
         )
+    env = worker_env(os.environ, {KEY_ENV: made_key, REDIS_PASSWORD_ENV: config.redis_password})
     workers = [
         _Worker(i, [sys.executable, "-m", "server", *argv, "--worker", str(i)], env)
         for i in range(config.workers)

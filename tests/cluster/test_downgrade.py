@@ -63,7 +63,7 @@ async def _plant(
 ) -> str:
     """List node ``rogue`` at ``url`` and a match of it, sealed with the cluster's
     key; wait until ``node`` believes it. The match's id."""
-    store = Store(redis_url, load_key(node.key_file))
+    store = Store(redis_url, load_key(node.key_file), sender=rogue)
     match = f"{rogue}match"
     summary = wire.MatchSummary(
         match=match, name="over there", status="open",

@@ -101,7 +101,7 @@ async def test_a_node_forged_in_redis_receives_no_player_and_no_token(tmp_path: 
     registered for another player is refused."""
     with cluster(tmp_path, nodes=2) as (redis, (near, far)):
         raw = redis_py.Redis.from_url(redis.url)
-        mallory = Store(redis.url, os.urandom(32))  # sealing with a key of their own
+        mallory = Store(redis.url, os.urandom(32), sender="evil1")  # a key of their own
         host = Session(far.url, "Host")
         victim = Session(near.url, "Victim")
         bystander = Session(near.url, "Bystander")  # never on the far node
