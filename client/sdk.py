@@ -53,6 +53,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
 
 import protocol as wire
+from protocol.tabs import TAB_PASS_ENV, TAB_PASS_HEADER
 
 from .trust import KnownServers, fingerprint, parse_fingerprint, pinning_context, server_key
 
@@ -742,15 +743,6 @@ class connect:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.session.close()
-
-
-#: A browser tab's pass, given to the tab's client by ``tulips-server --web``
-#: in its environment (server/web/session.py), and the handshake header that
-#: shows it to the game server (server/app.py), which then counts the tab as
-#: its browser's address. Shown only to a server on loopback: it means nothing
-#: to any other.
-TAB_PASS_ENV = "TULIPS_TAB_PASS"
-TAB_PASS_HEADER = "Tulips-Tab-Pass"
 
 
 def _tab_pass(url: str) -> dict[str, Any]:

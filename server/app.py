@@ -41,6 +41,7 @@ from websockets.http11 import Request, Response
 
 import protocol as wire
 import protocol.lan as wire_lan
+from protocol.tabs import TAB_PASS_HEADER
 
 from .config import ServerConfig
 from .errors import error_for, refused
@@ -528,10 +529,6 @@ class TulipsServer:
                 continue
             bad = 0  # only bad frames *in a row* end the connection
             await self.lobby.dispatch(peer, message)
-
-
-#: The handshake header by which a browser tab's client shows its pass (client/sdk.py).
-TAB_PASS_HEADER = "Tulips-Tab-Pass"
 
 
 def _is_loopback_peer(connection: ServerConnection) -> bool:

@@ -19,7 +19,8 @@ Each tab's client runs with its own home (:mod:`server.web.tokens`): its
 token file and its configuration (``known_servers`` included) are its own,
 never the host user's; and with a pass (:data:`TAB_PASS_ENV`, in its
 environment, never on its command line) by which the game server knows the
-tab's browser address. Where util-linux's ``prlimit`` is there, its address
+tab's browser address. Of the server's own environment, it sees only what
+it needs to run (:func:`passed_on`). Where util-linux's ``prlimit`` is there, its address
 space is capped (``memory``), so one tab cannot take the host's memory.
 """
 
@@ -35,26 +36,42 @@ import signal
 import subprocess
 import sys
 from asyncio.subprocess import PIPE, Process
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from protocol.tabs import TAB_PASS_ENV
+
 __all__ = [
-    "TAB_PASS_ENV",
     "BrowserSession",
     "can_cap_memory",
     "client_command",
     "dies_with_parent",
     "memory_capped",
+    "passed_on",
     "tab_environment",
 ]
 
+#: What a tab's client takes from the server's own environment: where programs
+#: and Python are, the locale (its language) and the time zone. Nothing else —
+#: the server's secrets (``TULIPS_REDIS_PASSWORD``, a cloud's keys, whatever its
+#: operator exported) are no business of a process a browser drives.
+PASSED_ON = frozenset({"PATH", "PYTHONPATH", "VIRTUAL_ENV", "LANG", "LANGUAGE", "TZ", "TMPDIR"})
 
-#: The environment variable that gives a tab's client its pass (see
-#: ``client/sdk.py``, which sends it to a loopback game server as a header).
-TAB_PASS_ENV = "TULIPS_TAB_PASS"
+
+def passed_on(environment: Mapping[str, str]) -> dict[str, str]:
+    """The part of ``environment`` a tab's client may see (:data:`PASSED_ON`,
+    the ``LC_*`` locale variables and textual-serve's ``TEXTUAL_*``, ``TERM_*``,
+    ``COLUMNS`` and ``ROWS``)."""
+    return {
+        name: value
+        for name, value in environment.items()
+        if name in PASSED_ON
+        or name in ("COLUMNS", "ROWS")
+        or name.startswith(("LC_", "TEXTUAL", "TERM_PROGRAM"))
+    }
 
 
 def client_command(
@@ -164,8 +181,7 @@ class BrowserSession(AppService):
         return self._process is not None and self._process.returncode is None
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        environment = self._build_environment(width=width, height=height)
-        environment.pop(TAB_PASS_ENV, None)  # never one this process was itself given
+        environment = passed_on(self._build_environment(width=width, height=height))
         environment.update(self.environment)
         self._process = process = await asyncio.create_subprocess_exec(
             # setpriv execs prlimit, which execs the client: the same pid

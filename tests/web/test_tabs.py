@@ -15,11 +15,9 @@ import aiohttp
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from client.sdk import TAB_PASS_ENV as CLIENT_PASS_ENV
-from client.sdk import TAB_PASS_HEADER as CLIENT_PASS_HEADER
-from server.app import TAB_PASS_HEADER
+from protocol.tabs import TAB_PASS_ENV, TAB_PASS_HEADER
 from server.web.probe import Tab
-from server.web.session import TAB_PASS_ENV, can_cap_memory
+from server.web.session import can_cap_memory
 from tests.server.helpers import get
 
 from .helpers import Front, alive, front, session_pids, wait_until
@@ -222,13 +220,16 @@ def test_a_pass_is_believed_only_from_loopback() -> None:
     assert server.address_of(Stub("192.168.1.9")) == "192.168.1.9"  # type: ignore[arg-type]
 
 
-def test_client_and_server_agree_on_the_pass() -> None:
-    """The environment variable and the header are the same on both sides."""
-    assert (CLIENT_PASS_ENV, CLIENT_PASS_HEADER) == (TAB_PASS_ENV, TAB_PASS_HEADER)
-
-
-async def test_the_pass_is_in_the_environment_not_on_the_command_line() -> None:
-    """The tab's pass never shows in ``ps``: it is in its client's environment."""
+async def test_the_pass_is_in_the_environment_not_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tab's pass never shows in ``ps``: it is in its client's environment,
+    which holds nothing else of the server's but what a program needs to run
+    (the operator's secrets stay the server's)."""
+    monkeypatch.setenv("TULIPS_REDIS_PASSWORD", "hunter2")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-tabs")
+    monkeypatch.setenv(TAB_PASS_ENV, "a-pass-of-the-server-itself")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
     async with front() as f, Tab(f.url, "Ana") as tab:
         await tab.wait_for("Matches")
         (pid,) = session_pids(f.web)
@@ -236,6 +237,10 @@ async def test_the_pass_is_in_the_environment_not_on_the_command_line() -> None:
         assert tab_pass.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         assert f"{TAB_PASS_ENV}={tab_pass}".encode() in environ
+        names = {entry.partition(b"=")[0].decode() for entry in environ if entry}
+        assert {"TULIPS_REDIS_PASSWORD", "AWS_SECRET_ACCESS_KEY"}.isdisjoint(names)
+        assert b"hunter2" not in b"\0".join(environ)
+        assert b"LC_ALL=C.UTF-8" in environ and "PATH" in names and "HOME" in names
 
 
 async def test_no_deflate_and_a_bounded_message() -> None:
