@@ -74,6 +74,8 @@ __all__ = ["WebError", "WebFront", "lan_address", "loopback_url"]
 log = logging.getLogger("server.web")
 
 _KEY = re.compile(r"[0-9A-Za-z_-]{16,64}")
+#: What a tab sends that costs it input budget (aiohttp's autoping is off)
+_CHARGED = frozenset({WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.PING, WSMsgType.PONG})
 _STATIC = Path(textual_serve.__file__).parent / "static"
 _PAGES = files(__package__)
 
@@ -347,6 +349,7 @@ class WebFront:
         tab_pass = secrets.token_urlsafe(32)
         socket_ = web.WebSocketResponse(
             heartbeat=15,
+            autoping=False,  # pings are answered by _pass_input, within the tab's budget
             timeout=2.0,
             compress=False,  # no permessage-deflate: a tiny frame may not inflate to MiBs
             max_msg_size=MAX_MESSAGE_BYTES,
@@ -429,7 +432,9 @@ class WebFront:
         finally:
             for task in (relay, replaced):
                 task.cancel()
-            await asyncio.gather(relay, replaced, return_exceptions=True)
+            outcome, _ = await asyncio.gather(relay, replaced, return_exceptions=True)
+            if isinstance(outcome, Exception) and not isinstance(outcome, ConnectionError):
+                log.error("a browser tab's input failed", exc_info=outcome)
 
     async def _pass_input(
         self, socket_: web.WebSocketResponse, session: BrowserSession, ticket: Ticket
@@ -449,10 +454,13 @@ class WebFront:
 
         try:
             async for message in socket_:
-                if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+                if message.type not in _CHARGED:
                     continue
-                wait = budget.take(len(message.data))
-                if message.type == WSMsgType.TEXT:
+                data = message.data
+                wait = budget.take(len(data.encode("utf-8") if isinstance(data, str) else data))
+                if message.type == WSMsgType.PING:
+                    await socket_.pong(data)
+                elif message.type == WSMsgType.TEXT:
                     try:
                         kind, data = json.loads(message.data)
                     except (ValueError, TypeError):
@@ -476,3 +484,4 @@ class WebFront:
         finally:
             if later is not None:
                 later.cancel()
+                await asyncio.gather(later, return_exceptions=True)

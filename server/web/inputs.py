@@ -5,10 +5,12 @@ A person types a few bytes a second; a mouse over the terminal sends a
 dozen-byte report per move; a paste is one message. Past those, input is
 only work for the tab's client process (each key is an event it handles),
 so every tab is held to :class:`InputBudget`: ``RATE`` bytes a second in
-bursts of up to ``BURST``. A tab over budget is simply not read for a
-while (TCP holds the browser back): nothing it typed is lost, and it costs
-the host nothing meanwhile. Resizes are applied at most once per
-``RESIZE_EVERY`` seconds, the latest size winning (:class:`Resizes`).
+bursts of up to ``BURST``, every message charged at least ``MIN_CHARGE``
+bytes (pings and pongs included: each is work to answer, however small).
+A tab over budget is simply not read for a while (TCP holds the browser
+back): nothing it typed is lost, and it costs the host nothing meanwhile.
+Resizes are applied at most once per ``RESIZE_EVERY`` seconds, the latest
+size winning (:class:`Resizes`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = [
     "MAX_HEIGHT",
     "MAX_MESSAGE_BYTES",
     "MAX_WIDTH",
+    "MIN_CHARGE",
     "MIN_SIZE",
     "RATE",
     "RESIZE_EVERY",
@@ -33,6 +36,8 @@ MAX_MESSAGE_BYTES = 16 * 1024
 #: Bytes of keys a second a tab may send, and in one burst.
 RATE = 2048.0
 BURST = 16 * 1024
+#: The least a message costs, in bytes: a tab may send 32 of them a second.
+MIN_CHARGE = 64
 #: The largest terminal a tab's client draws (columns, rows), and the smallest side.
 MAX_WIDTH = 400
 MAX_HEIGHT = 150
@@ -69,8 +74,9 @@ class InputBudget:
         self._at = clock()
 
     def take(self, size: int) -> float:
-        """Spend ``size`` bytes (the budget may go into debt by one message);
-        the seconds to wait before the next read."""
+        """Spend ``size`` bytes, at least ``MIN_CHARGE`` (the budget may go into
+        debt by one message); the seconds to wait before the next read."""
+        size = max(size, MIN_CHARGE)
         now = self._clock()
         self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
         self._at = now

@@ -5,6 +5,7 @@ up), real client processes, real token files."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -255,6 +256,35 @@ async def test_no_deflate_and_a_bounded_message() -> None:
         while message.type == aiohttp.WSMsgType.BINARY:
             message = await asyncio.wait_for(socket_.receive(), 10)
         assert socket_.close_code == 1009 or message.data == 1009
+        await socket_.close()
+        await wait_until(lambda: not client_processes(), 15)
+
+
+async def test_pings_spend_from_the_input_budget() -> None:
+    """Issue 29, "one tab can burn a core": a tab's pings are answered within
+    its input budget (each costs MIN_CHARGE bytes), not as fast as it sends."""
+    from server.web.inputs import BURST, MIN_CHARGE, RATE
+
+    async with front() as f, aiohttp.ClientSession() as http:
+        socket_ = await http.ws_connect(Tab(f.url, "Ana").url, autoping=False)
+        first = await asyncio.wait_for(socket_.receive(), 20)
+        assert first.type == aiohttp.WSMsgType.BINARY  # the client is drawing
+        loop = asyncio.get_running_loop()
+
+        async def ping_on() -> None:
+            for _ in range(3000):
+                await socket_.ping(b"p")
+
+        pinger = asyncio.ensure_future(ping_on())
+        started, pongs = loop.time(), 0
+        while loop.time() - started < 1.5:
+            with contextlib.suppress(TimeoutError):
+                message = await asyncio.wait_for(socket_.receive(), 0.2)
+                pongs += message.type == aiohttp.WSMsgType.PONG
+        elapsed = loop.time() - started
+        assert 0 < pongs <= (BURST + elapsed * RATE) / MIN_CHARGE + 16
+        pinger.cancel()
+        await asyncio.gather(pinger, return_exceptions=True)
         await socket_.close()
         await wait_until(lambda: not client_processes(), 15)
 
