@@ -275,6 +275,14 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "closed; a tab's WebSocket is never cut by it (default: %(default)s)",
     )
     parser.add_argument(
+        "--web-connection-lifetime",
+        type=_positive_seconds,
+        default=defaults.web_connection_lifetime,
+        metavar="SECONDS",
+        help="a web connection is closed this long after it was accepted, whatever it "
+        "does, unless it is a tab's WebSocket (default: %(default)s)",
+    )
+    parser.add_argument(
         "--rate-limit",
         type=_rate,
         default=defaults.rate_limit,
@@ -415,6 +423,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         web_max_connections=args.web_max_connections,
         web_header_timeout=args.web_header_timeout,
         web_keepalive_timeout=args.web_keepalive_timeout,
+        web_connection_lifetime=args.web_connection_lifetime,
         loop=args.loop,
         parent_pid=args.parent_pid,
     )
@@ -496,6 +505,7 @@ async def _start_web(config: ServerConfig, server: TulipsServer) -> WebFront:
             max_connections=config.web_max_connections,
             header_timeout=config.web_header_timeout,
             keepalive_timeout=config.web_keepalive_timeout,
+            lifetime=config.web_connection_lifetime,
             ipv6_prefix=config.ipv6_prefix,
         ),
         tls=server.tls.context if server.tls is not None else None,

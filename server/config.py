@@ -142,6 +142,8 @@ class ServerConfig:
     web_header_timeout: float = 10.0
     #: seconds a web connection may wait for its next request after a response
     web_keepalive_timeout: float = 15.0
+    #: seconds a web connection lives, whatever it does, unless it is a tab's WebSocket
+    web_connection_lifetime: float = 60.0
     #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
     loop: str = "asyncio"
     #: stop when this process ends (a program that runs a server of its own, as

@@ -57,7 +57,7 @@ from textual_serve.download_manager import DownloadManager
 
 from server.peer import address_key
 
-from .guard import ConnectionGuard, GuardedSite, GuardLimits
+from .guard import ConnectionGuard, GuardedSite, GuardLimits, mark_upgraded
 from .inputs import MAX_MESSAGE_BYTES, InputBudget, Resizes, terminal_size
 from .leftovers import make_private_directory, remove_stale
 from .origin import OriginPolicy, own_names
@@ -356,8 +356,7 @@ class WebFront:
         )
         session: BrowserSession | None = None
         try:
-            if ticket.previous is not None:  # a reload: its old process ends first
-                await ticket.previous.done.wait()
+            await ticket.predecessors_done()  # a reload: its old process ends first
             if ticket.replaced.is_set() or self._stopping:
                 raise web.HTTPConflict(text="this tab was opened again elsewhere\n")
             home = self._tokens.home_for(key, address, in_use=self.seats.keys())
@@ -375,6 +374,7 @@ class WebFront:
             self.sessions.add(session)
             self.tab_addresses[tab_pass] = (remote, local)
             await socket_.prepare(request)
+            mark_upgraded(request)
             if not ticket.replaced.is_set() and not self._stopping:
                 width, height = terminal_size(
                     request.query.get("width"), request.query.get("height")
@@ -391,14 +391,11 @@ class WebFront:
             self.tab_addresses.pop(tab_pass, None)
             if session is not None:
                 await session.end(self.stop_timeout)
+                await session.exited()  # its seat is held until it is gone
                 self.sessions.discard(session)
             with contextlib.suppress(Exception):
                 await socket_.close()
-            if ticket.previous is not None and not ticket.previous.done.is_set():
-                with contextlib.suppress(TimeoutError):  # cancelled while it waited
-                    async with asyncio.timeout(3 * self.stop_timeout):
-                        await ticket.previous.done.wait()
-            self.seats.release(ticket)
+            self.seats.release(ticket)  # the seat stays taken while a replaced client runs
             if self._tokens is not None:
                 self._tokens.touch(key)
                 self._tokens.forget_old(self.seats.keys())

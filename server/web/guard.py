@@ -16,9 +16,10 @@ listens through :class:`GuardedSite`, whose every connection is first a
 - a connection's first request head must have arrived ``header_timeout``
   seconds after it was accepted, TLS handshake included, or it is closed;
   after that, aiohttp's keep-alive timeout (``keepalive_timeout``) closes it when
-  it has sent no new request that long after the last response. A request
-  being handled is never timed: an upgraded WebSocket lives as long as it
-  plays;
+  it has sent no new request that long after the last response, and whatever
+  it does, it is closed ``lifetime`` seconds after it was accepted (a body sent
+  a byte a minute, a response read as slowly). Only an upgraded WebSocket
+  (:func:`mark_upgraded`) lives as long as it plays;
 - each of these conditions is logged once when it starts and once when it
   ends (:mod:`server.logcalm`), never once per connection.
 
@@ -42,7 +43,7 @@ from ..fdguard import fd_limit
 from ..logcalm import Episodes
 from ..peer import address_key
 
-__all__ = ["Admission", "ConnectionGuard", "GuardLimits", "GuardedSite"]
+__all__ = ["Admission", "ConnectionGuard", "GuardLimits", "GuardedSite", "mark_upgraded"]
 
 log = logging.getLogger("server.web.guard")
 
@@ -77,6 +78,8 @@ class GuardLimits:
     header_timeout: float = 10.0
     #: seconds a connection may wait with no request after the last response
     keepalive_timeout: float = 15.0
+    #: seconds a connection lives, whatever it does, unless it is a WebSocket
+    lifetime: float = 60.0
     #: descriptors the web port never takes: a connection whose descriptor is
     #: among the process's last ``fd_reserve`` is closed at once (four times the
     #: listening socket's backlog, see :data:`BACKLOG`)
@@ -88,7 +91,7 @@ class GuardLimits:
         for name in ("per_address", "max_connections"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        for name in ("header_timeout", "keepalive_timeout"):
+        for name in ("header_timeout", "keepalive_timeout", "lifetime"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be more than 0 seconds")
 
@@ -168,6 +171,14 @@ class ConnectionGuard:
     def install(self, app: web.Application) -> None:
         """Add the guard's middleware to ``app`` (before it starts)."""
         app.middlewares.append(self._middleware)
+        app[_GUARD] = self
+
+    def upgraded(self, request: web.BaseRequest) -> None:
+        """``request``'s connection is now a WebSocket: no lifetime for it."""
+        transport = request.transport
+        guarded = self._by_transport.get(transport) if transport is not None else None
+        if guarded is not None:
+            guarded.upgraded()
 
     def factory(
         self, inner: Callable[[], asyncio.Protocol], tls: ssl.SSLContext | None
@@ -219,7 +230,7 @@ class ConnectionGuard:
         """A refusal or a timeout: logged when its episode starts."""
         loop = asyncio.get_running_loop()
         # the port's own conditions are one episode whoever meets them; a cap's, one per address
-        key = (kind, address if kind in ("address", "timeout") else "")
+        key = (kind, address if kind in ("address", "timeout", "lifetime") else "")
         if not self.episodes.hit(key, loop.time()):
             return
         limits = self.limits
@@ -244,6 +255,13 @@ class ConnectionGuard:
                 limits.fd_reserve,
                 self.admission.fd_limit,
             )
+        elif kind == "lifetime":
+            log.warning(
+                "web port: closing connections from %s still open %.0f s after they came, "
+                "not WebSockets (--web-connection-lifetime)",
+                address,
+                limits.lifetime,
+            )
         else:
             log.warning(
                 "web port: closing connections from %s that sent no request in %.0f s "
@@ -264,6 +282,7 @@ class ConnectionGuard:
                 "full": "with the web port full",
                 "reserve": "to keep descriptors for the game port",
                 "timeout": f"from {address} for sending no request in time",
+                "lifetime": f"from {address} for outliving their lifetime",
             }[kind]
             log.info(
                 "web port: closed %d connection(s) %s over %.0f s; that has stopped",
@@ -295,7 +314,9 @@ class _Guarded(asyncio.Protocol):
         self._raw: asyncio.Transport | None = None
         self.transport: asyncio.BaseTransport | None = None  #: what aiohttp writes to
         self.address = "?"
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.TimerHandle | None = None  # the header timeout, then the lifetime
+        self._accepted = 0.0
+        self._headed = False  # its first request head has come
         self._handshake: asyncio.Task[None] | None = None
         self._early: list[bytes] = []  # data that came before the handler had the connection
         self._eof = False
@@ -323,6 +344,7 @@ class _Guarded(asyncio.Protocol):
                 transport.abort()
             return
         loop = asyncio.get_running_loop()
+        self._accepted = loop.time()
         self._timer = loop.call_later(limits.header_timeout, self._no_head)
         if self._tls is None:
             self._serve(transport)
@@ -366,10 +388,28 @@ class _Guarded(asyncio.Protocol):
         return self._inner is not None
 
     def head_arrived(self) -> None:
-        """A request head has come: from now on aiohttp's timeouts apply."""
+        """A request head has come: from now on aiohttp's timeouts apply, and
+        the connection's lifetime (unless it has become a WebSocket)."""
+        if self._headed or self._closed:
+            return  # a later request of the connection
+        self._headed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        end = self._accepted + self._guard.limits.lifetime
+        self._timer = asyncio.get_running_loop().call_at(end, self._too_old)
+
+    def upgraded(self) -> None:
+        """The connection is a WebSocket: it lives as long as it plays."""
+        self._headed = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def _too_old(self) -> None:
+        self._timer = None
+        if not self._closed:
+            self._guard._event("lifetime", self.address)
+            self.abort()
 
     def _no_head(self) -> None:
         self._timer = None
@@ -423,6 +463,18 @@ class _Guarded(asyncio.Protocol):
         if self._inner is not None:
             inner, self._inner = self._inner, None
             inner.connection_lost(exc)
+
+
+#: where an application keeps its guard (:meth:`ConnectionGuard.install`)
+_GUARD = web.AppKey("server.web.guard", ConnectionGuard)
+
+
+def mark_upgraded(request: web.BaseRequest) -> None:
+    """``request`` has become a WebSocket (after ``prepare``): its connection
+    is not closed at the end of its lifetime. Nothing when the application has no guard."""
+    guard = request.app.get(_GUARD) if isinstance(request, web.Request) else None
+    if guard is not None:
+        guard.upgraded(request)
 
 
 class GuardedSite(web.BaseSite):

@@ -30,7 +30,7 @@ from server.cli import parse_args
 from server.config import ServerConfig
 from server.lan import tls
 from server.web import WebFront
-from server.web.guard import Admission, ConnectionGuard, GuardedSite, GuardLimits
+from server.web.guard import Admission, ConnectionGuard, GuardedSite, GuardLimits, mark_upgraded
 from server.web.siege import newcomer
 
 HALF_OPEN = b"GET / HTTP/1.1\r\nHost: x\r\n"
@@ -163,6 +163,7 @@ async def test_half_open_requests_past_the_cap_are_closed_at_once_the_rest_at_th
 async def _echo(request: web.Request) -> web.WebSocketResponse:
     socket_ = web.WebSocketResponse()
     await socket_.prepare(request)
+    mark_upgraded(request)
     async for message in socket_:
         await socket_.send_str(message.data)
     return socket_
@@ -172,12 +173,16 @@ async def _page(_request: web.Request) -> web.Response:
     return web.Response(text="page")
 
 
+async def _big(_request: web.Request) -> web.Response:
+    return web.Response(body=b"x" * (16 * 2**20))
+
+
 @contextlib.asynccontextmanager
 async def _guarded(
     limits: GuardLimits, context: ssl.SSLContext | None = None, quiet: float = 30.0
 ) -> AsyncIterator[tuple[int, ConnectionGuard]]:
     app = web.Application()
-    app.add_routes([web.get("/", _page), web.get("/ws", _echo)])
+    app.add_routes([web.get("/", _page), web.get("/big", _big), web.get("/ws", _echo)])
     guard = ConnectionGuard(limits, quiet=quiet)
     guard.install(app)
     runner = web.AppRunner(app, access_log=None, keepalive_timeout=limits.keepalive_timeout)
@@ -193,10 +198,10 @@ async def _guarded(
 async def test_a_websocket_outlives_the_header_timeout_and_an_idle_connection_is_closed() -> None:
     """An upgraded WebSocket plays on past the header timeout; a keep-alive
     connection with no new request is closed after the keep-alive timeout."""
-    limits = GuardLimits(header_timeout=0.5, keepalive_timeout=1.0)
+    limits = GuardLimits(header_timeout=0.5, keepalive_timeout=1.0, lifetime=1.2)
     async with _guarded(limits) as (port, guard), aiohttp.ClientSession() as session:
         async with session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws:
-            await asyncio.sleep(1.5)  # three header timeouts, more than the keep-alive one
+            await asyncio.sleep(1.5)  # three header timeouts, past its keep-alive and lifetime
             await ws.send_str("still here")
             assert (await ws.receive(timeout=2)).data == "still here"
 
@@ -211,6 +216,37 @@ async def test_a_websocket_outlives_the_header_timeout_and_an_idle_connection_is
         writer.close()
         await asyncio.sleep(0.05)
         assert guard.open == 0
+
+
+async def test_a_connection_that_is_no_websocket_is_closed_at_the_end_of_its_lifetime(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A connection kept busy (a request every 0.3 s) and one that never reads
+    its response are both closed ``lifetime`` seconds after they came: neither
+    timeout alone ends them. Logged once for the address."""
+    caplog.set_level(logging.INFO, logger="server.web.guard")
+    limits = GuardLimits(header_timeout=0.5, keepalive_timeout=10.0, lifetime=1.5)
+    async with _guarded(limits) as (port, guard):
+        busy_reader, busy = await asyncio.open_connection("127.0.0.1", port)
+        _, slow = await asyncio.open_connection("127.0.0.1", port)
+        assert isinstance(slow.transport, asyncio.Transport)
+        slow.transport.pause_reading()  # the 16 MiB answer is never read
+        slow.write(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        came = time.monotonic()
+        answers = 0
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            while time.monotonic() - came < 4.0:
+                busy.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                await busy_reader.readuntil(b"page")
+                answers += 1
+                await asyncio.sleep(0.3)
+        assert 1.3 <= time.monotonic() - came < 3.0
+        assert answers >= 3  # served until then
+        await asyncio.sleep(0.1)
+        assert guard.open == 0  # the slow reader too
+        assert len(_guard_lines(caplog, "--web-connection-lifetime")) == 1
+        for writer in (busy, slow):
+            writer.transport.abort()
 
 
 async def test_the_port_cap_leaves_room_for_no_one_and_its_end_is_logged(
@@ -330,11 +366,17 @@ def test_the_flags_reach_the_config_and_nonsense_is_refused(
     timeout of 0 or a cap of 0 is a usage error that names the flag."""
     config = parse_args(
         ["--web-max-connections-per-address", "4", "--web-max-connections", "40",
-         "--web-header-timeout", "2.5", "--web-keepalive-timeout", "7"]
+         "--web-header-timeout", "2.5", "--web-keepalive-timeout", "7",
+         "--web-connection-lifetime", "30"]
     )  # fmt: skip
     assert (config.web_max_connections_per_address, config.web_max_connections) == (4, 40)
     assert (config.web_header_timeout, config.web_keepalive_timeout) == (2.5, 7.0)
-    for flag, value in [("--web-header-timeout", "0"), ("--web-max-connections", "0")]:
+    assert config.web_connection_lifetime == 30.0
+    for flag, value in [
+        ("--web-header-timeout", "0"),
+        ("--web-max-connections", "0"),
+        ("--web-connection-lifetime", "-1"),
+    ]:
         with pytest.raises(SystemExit) as exited:
             parse_args([flag, value])
         assert exited.value.code == 2
