@@ -10,9 +10,9 @@ the order in which tabs come and go:
   (:attr:`Ticket.replaced`) — it must not start its client, or must end it;
 - a key's seat is given back only when its last ticket is done
   (:meth:`SeatBook.release`), that is when its client process has ended,
-  and a new ticket starts its client only once the one it replaced is done
-  (:attr:`Ticket.previous`): so client processes never outnumber the seats,
-  and one key never has two.
+  *and* so is every one it replaced; a new ticket starts its client only once
+  every ticket it replaced is done (:meth:`Ticket.predecessors_done`): so
+  client processes never outnumber the seats, and one key never has two.
 
 A ticket also remembers when its tab last did something (keys, a resize),
 so the front can close the tabs idle for too long (:meth:`SeatBook.idle`).
@@ -46,6 +46,24 @@ class Ticket:
     replaced: asyncio.Event = field(default_factory=asyncio.Event)
     #: set when the tab's client process has ended (or never started)
     done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def predecessors_done(self) -> None:
+        """Wait until the client of every ticket this one replaced has ended."""
+        ticket = self.previous
+        while ticket is not None:
+            await ticket.done.wait()
+            ticket = ticket.previous
+
+    def _replaced_running(self) -> bool:
+        """Whether a ticket this one replaced still has its client; once none
+        has, the chain is let go (a key reloaded all evening keeps no history)."""
+        ticket = self.previous
+        while ticket is not None:
+            if not ticket.done.is_set():
+                return True
+            ticket = ticket.previous
+        self.previous = None
+        return False
 
 
 class SeatBook:
@@ -108,7 +126,9 @@ class SeatBook:
 
     def release(self, ticket: Ticket) -> None:
         """``ticket``'s client process has ended (or never started): its key's
-        seat is free unless a newer ticket holds it."""
-        if self._live.get(ticket.key) is ticket:
-            del self._live[ticket.key]
+        seat is free once the key's newest ticket is done, and every ticket
+        that one replaced."""
         ticket.done.set()
+        live = self._live.get(ticket.key)
+        if live is not None and live.done.is_set() and not live._replaced_running():
+            del self._live[ticket.key]

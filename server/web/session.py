@@ -204,6 +204,11 @@ class BrowserSession(AppService):
             with contextlib.suppress(Exception):
                 await self.remote_close()
 
+    async def exited(self) -> None:
+        """Wait until the client process is gone (at once if it never started)."""
+        if self._process is not None:
+            await self._process.wait()
+
     async def end(self, timeout: float) -> None:
         """Ask the client to quit; after ``timeout`` seconds kill its process group.
 

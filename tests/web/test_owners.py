@@ -6,6 +6,7 @@ the input budget (:mod:`server.web.inputs`), the Origin check
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -55,6 +56,30 @@ def test_one_key_holds_one_seat_however_many_sockets_it_opens() -> None:
     assert len(book) == 1  # the newest still holds it
     book.release(tickets[-1])
     assert len(book) == 0 and all(t.done.is_set() for t in tickets)
+
+
+async def test_a_seat_stays_taken_while_a_replaced_client_runs() -> None:
+    """Issue 29, "one tab key past the cap": a reload given up before it
+    started (its socket gone while the old client still ends) does not give
+    the seat back while that old client runs; the next reload of the key waits
+    for it too, and once every client of the key has ended the seat is free."""
+    book = SeatBook(max_sessions=1, per_address=1, clock=Clock())
+    first = book.admit(KEYS[0], "10.0.0.1")  # its client runs
+    given_up = book.admit(KEYS[0], "10.0.0.1")
+    book.release(given_up)  # never started
+    assert len(book) == 1
+    with pytest.raises(SeatRefused):
+        book.admit(KEYS[1], "10.0.0.2")
+    again = book.admit(KEYS[0], "10.0.0.1")
+    waiting = asyncio.ensure_future(again.predecessors_done())
+    await asyncio.sleep(0)
+    assert not waiting.done()  # the first client still runs
+    book.release(first)
+    await asyncio.wait_for(waiting, 1)
+    assert len(book) == 1  # the reload holds it now
+    book.release(again)
+    assert len(book) == 0 and again.previous is None  # no history kept
+    book.admit(KEYS[1], "10.0.0.2")
 
 
 def test_the_cap_and_the_share_of_one_address() -> None:
