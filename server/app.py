@@ -123,6 +123,8 @@ class TulipsServer:
         #: own address); a loopback connection with a live pass counts as that
         #: address for every per-address limit (see :meth:`address_of`)
         self.tab_addresses: dict[str, tuple[str, str | None]] = {}
+        #: the address each open connection counts as, fixed at its handshake
+        self._counted_as: dict[ServerConnection, str] = {}
         self.started = time.monotonic()
         self._server: Server | None = None
         #: the TLS the server serves with (None: plain ws://), set by start()
@@ -348,6 +350,7 @@ class TulipsServer:
             )
         refusal = self._refusal(connection, request)
         if refusal is not None:
+            self._counted_as.pop(connection, None)
             return refusal
         self._admit(connection)
         return None
@@ -376,7 +379,15 @@ class TulipsServer:
     def address_of(self, connection: ServerConnection) -> str:
         """The client's address as the per-address limits count it: a browser
         tab's own (``tab_addresses``) for a loopback connection that shows a
-        live pass of the browser front (``Tulips-Tab-Pass``), else its peer's."""
+        live pass of the browser front (``Tulips-Tab-Pass``), else its peer's.
+        Decided once, at the handshake: it is the same for all the
+        connection's life, even if its tab's pass goes meanwhile."""
+        counted = self._counted_as.get(connection)
+        if counted is None:
+            counted = self._counted_as[connection] = self._address_now(connection)
+        return counted
+
+    def _address_now(self, connection: ServerConnection) -> str:
         address = client_address(connection, self.config.ipv6_prefix)
         request = connection.request
         if request is None or not _is_loopback_peer(connection):
@@ -397,6 +408,7 @@ class TulipsServer:
         self.addresses[address] += 1
 
         def release(_: object) -> None:
+            self._counted_as.pop(connection, None)
             self.addresses[address] -= 1
             if self.addresses[address] <= 0:
                 del self.addresses[address]

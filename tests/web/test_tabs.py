@@ -200,7 +200,7 @@ async def test_a_forged_or_dead_pass_counts_as_its_own_address() -> None:
                     pass
 
 
-def test_a_pass_is_believed_only_from_loopback() -> None:
+def test_a_pass_is_believed_only_from_loopback_and_once_per_connection() -> None:
     """A live pass shown by a connection from another machine is not believed
     (the game server checks the raw peer address first)."""
     from websockets.datastructures import Headers
@@ -219,6 +219,13 @@ def test_a_pass_is_believed_only_from_loopback() -> None:
 
     assert server.address_of(Stub("127.0.0.1")) == "192.168.1.7"  # type: ignore[arg-type]
     assert server.address_of(Stub("192.168.1.9")) == "192.168.1.9"  # type: ignore[arg-type]
+
+    # decided once per connection: the tab's pass going meanwhile changes nothing
+    tab = Stub("127.0.0.1")
+    assert server.address_of(tab) == "192.168.1.7"  # type: ignore[arg-type]
+    del server.tab_addresses["live"]
+    assert server.address_of(tab) == "192.168.1.7"  # type: ignore[arg-type]
+    assert server.address_of(Stub("127.0.0.1")) == "127.0.0.1"  # type: ignore[arg-type]
 
 
 async def test_the_pass_is_in_the_environment_not_on_the_command_line(
