@@ -9,6 +9,9 @@ is a real one, over a real socket.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from client.discovery import ServerInfo
 from client.trust import KnownServers
@@ -78,6 +81,16 @@ async def test_two_servers_called_alike_are_two_rows_told_apart() -> None:
     assert picked == ["wss://192.0.2.66:8765"] and app.announced == IMPOSTOR_FP
 
 
+async def _pick(pilot: Pilot[Any], feed: Feed, entries: list[ServerInfo], shown: str) -> None:
+    """Once the server list is up, announce ``entries``, wait until ``shown``
+    is on screen, and pick the row under the cursor (the first)."""
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, ServerListScreen), what="list")
+    feed.push(*entries)
+    await until(pilot, lambda: shown in screen_text(app), what="the rows")
+    await pilot.press("enter")
+
+
 async def test_a_discovered_server_asks_and_declining_leaves_known_servers_alone(
     tmp_path: Path,
 ) -> None:
@@ -94,10 +107,7 @@ async def test_a_discovered_server_asks_and_declining_leaves_known_servers_alone
         feed = Feed()
         app = TulipsApp(Plan(name="Ada", discover=True), known_servers=known, servers=feed)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ServerListScreen), what="list")
-            feed.push(entry)
-            await until(pilot, lambda: "Friday table" in screen_text(app), what="the row")
-            await pilot.press("enter")
+            await _pick(pilot, feed, [entry], "Friday table")
             await until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the question")
             await until(pilot, lambda: "proves nothing" in screen_text(app), what="the hint")
             shown = screen_text(app)
@@ -123,10 +133,7 @@ async def test_accepting_a_discovered_server_stores_the_one_fingerprint_of_that_
         feed = Feed()
         app = TulipsApp(Plan(name="Ada", discover=True), known_servers=known, servers=feed)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ServerListScreen), what="list")
-            feed.push(entry, decoy)  # 127.0.0.1 sorts first: the cursor is on it
-            await until(pilot, lambda: "192.0.2.66" in screen_text(app), what="the rows")
-            await pilot.press("enter")
+            await _pick(pilot, feed, [entry, decoy], "192.0.2.66")  # 127.0.0.1 sorts first
             await until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the question")
             await pilot.press("y")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
@@ -147,10 +154,7 @@ async def test_a_discovered_server_with_another_certificate_is_refused_unasked(
         feed = Feed()
         app = TulipsApp(Plan(name="Ada", discover=True), known_servers=known, servers=feed)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ServerListScreen), what="list")
-            feed.push(entry)
-            await until(pilot, lambda: "Friday table" in screen_text(app), what="the row")
-            await pilot.press("enter")
+            await _pick(pilot, feed, [entry], "Friday table")
             await until(
                 pilot,
                 lambda: not app.is_running or isinstance(app.screen, TrustScreen),
