@@ -384,7 +384,7 @@ class TulipsApp(App[int]):
             self.online = True
             self.notify(t("status.back"))
             if self.follow.match_id is None:
-                self.request(lambda s: self._refresh(s))
+                self.request(lambda s: self._refresh(s), latest="refresh")
         elif isinstance(message, wire.MatchList):
             self.lobby.replace(message.matches)
         elif isinstance(message, wire.MatchUpdate):
@@ -439,7 +439,7 @@ class TulipsApp(App[int]):
         elif isinstance(message, wire.Event):
             outcome = follow.event(message)
             if outcome == "gap":
-                self.request(lambda s: s.sync(), group="sync")
+                self.request(lambda s: s.sync(), latest="sync")
             elif outcome == "applied":
                 if follow.state is not None and not follow.state.legal_actions:
                     self.picking = False
@@ -607,10 +607,19 @@ class TulipsApp(App[int]):
         self._render_table()
 
     def request(
-        self, call: Callable[[SessionLike], Awaitable[object]], group: str = "request"
+        self, call: Callable[[SessionLike], Awaitable[object]], latest: str | None = None
     ) -> None:
-        """Send a request in a worker; a refusal becomes a notification."""
-        self.run_worker(self._request(call), group=group, exclusive=True, exit_on_error=False)
+        """Send a request in a worker of its own; a refusal becomes a notification.
+
+        Each request completes or fails by itself: a chat line never cancels a
+        leave. Only requests of one ``latest`` kind (a refresh of the lobby, a
+        resync) replace a half-done one of that kind, whose answer is stale anyway."""
+        self.run_worker(
+            self._request(call),
+            group=latest or "request",
+            exclusive=latest is not None,
+            exit_on_error=False,
+        )
 
     async def _request(self, call: Callable[[SessionLike], Awaitable[object]]) -> None:
         if self.session is None:
@@ -692,7 +701,7 @@ class TulipsApp(App[int]):
 
     def action_refresh_lobby(self) -> None:
         """Ask the server for its matches again."""
-        self.request(lambda s: self._refresh(s))
+        self.request(lambda s: self._refresh(s), latest="refresh")
 
     @on(LobbyScreen.Picked)
     def pick_match(self, event: LobbyScreen.Picked) -> None:

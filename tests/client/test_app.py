@@ -313,6 +313,32 @@ async def test_chat_goes_out_and_comes_back_in_the_log() -> None:
         assert "Cy: thanks!" in screen_text(app)
 
 
+async def test_a_chat_line_does_not_cancel_a_leave_under_way() -> None:
+    """Issue 30, "requests cancel each other": a leave the server has not yet
+    answered, then a chat line — both complete, and the leave takes the
+    player to the lobby."""
+    let_go = asyncio.Event()
+    finished: list[str] = []
+    session = fakes.ScriptedSession(fakes.mid_game())
+
+    async def slow_leave() -> None:
+        session.requests.append(("leave", (), {}))
+        await let_go.wait()
+        finished.append("leave")
+
+    session.leave = slow_leave  # type: ignore[method-assign]
+    app = TulipsApp(Plan(name="Ada", url=URL), sessions=fakes.factory(session), reveal_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, session)
+        app.action_leave()
+        await until(pilot, lambda: ("leave", (), {}) in session.requests, what="the leave")
+        app.request(lambda s: s.chat("bye"))
+        await until(pilot, lambda: ("chat", ("bye",), {}) in session.requests, what="the chat")
+        let_go.set()
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+    assert finished == ["leave"]
+
+
 async def test_a_turn_timer_counts_down() -> None:
     """A prompt with a deadline: the seconds left show, and go down with the clock."""
     now = [1000.0]
