@@ -157,6 +157,7 @@ Mode = Literal[
     "turn",
     "give",
     "acting",
+    "offline",
     "wait",
     "watch",
     "reveal",
@@ -275,10 +276,12 @@ def player_rows(
     *,
     bot_in: Mapping[int, int] | None = None,
     timers: Mapping[int, int] | None = None,
+    online: bool = True,
 ) -> tuple[PlayerRow, ...]:
     """Every seat, from the state when the match has started, else from the
-    summary; what changed since ``since`` marked. Once the match is scored,
-    the points are the final ones (R20: majorities included)."""
+    summary; what changed since ``since`` marked (offline, our own seat shows
+    as away). Once the match is scored, the points are the final ones (R20:
+    majorities included)."""
     count = len(state.seats) if state is not None else len(summary.seats) if summary else 0
     names = seat_names(summary, count)
     infos = {info.seat: info for info in summary.seats} if summary is not None else {}
@@ -315,7 +318,7 @@ def player_rows(
                 kind=kind,
                 you=seat == me,
                 acting=state is not None and seat in state.to_act,
-                connected=info.connected if info is not None else True,
+                connected=(info.connected if info is not None else True) and (online or seat != me),
                 keeping=keeping,
                 giving=giving,
                 colours=colours,
@@ -400,12 +403,15 @@ def actions_view(
     host: bool = False,
     picking: bool = False,
     acting: bool = False,
+    online: bool = True,
     points: Mapping[wire.Action, int] | None = None,
     timers: Mapping[int, int] | None = None,
 ) -> ActionsView:
     """What the action panel offers now; ``points`` are the seat's last
     prompt's, by action (:func:`client.options.points_by_action`);
-    ``timers`` the seconds left on each seat's turn timer."""
+    ``timers`` the seconds left on each seat's turn timer. Offline, a seat is
+    offered nothing: a choice could not be sent, and the decision may have
+    changed by the time it could (the prompt comes again once back)."""
     names = seat_names(summary, len(state.seats) if state else len(summary.seats) if summary else 0)
     if state is None:
         if summary is None:
@@ -420,6 +426,8 @@ def actions_view(
     timer = min(left) if left else None
     if me is None:
         return ActionsView(mode="watch", waiting_for=waiting, timer=timer)
+    if not online:
+        return ActionsView(mode="offline", drawn=state.drawn, hand=state.hand)
     if acting:
         return ActionsView(mode="acting", drawn=state.drawn, hand=state.hand)
     openings = [a for a in state.legal_actions if isinstance(a, wire.Opening)]
@@ -520,6 +528,7 @@ def table_view(
         host=host,
         picking=picking,
         acting=acting,
+        online=online,
         points=points,
         timers=timers,
     )
@@ -529,7 +538,7 @@ def table_view(
         phase=state.phase if state is not None else None,
         online=online,
         festival=festival_view(state, me, since) if state is not None else None,
-        players=player_rows(state, summary, me, since, bot_in=bot_in, timers=timers),
+        players=player_rows(state, summary, me, since, bot_in=bot_in, timers=timers, online=online),
         actions=actions,
         log=tuple(log),
         keys=_keys(actions.mode),

@@ -110,6 +110,30 @@ async def test_a_lost_connection_shows_and_clears() -> None:
         assert isinstance(app.screen, TableScreen)
 
 
+async def test_offline_the_choices_are_held_back_with_the_reason() -> None:
+    """Issue 30, "keys pressed while offline are lost": while the connection is
+    lost the panel says why there is nothing to choose, a key sends nothing
+    and is not swallowed into "…", and our own row shows us away; once back,
+    the choices return and a key acts."""
+    async with running(fakes.mid_game()) as (app, pilot, session):
+        assert app.table_screen.view is not None
+        assert app.table_screen.view.actions.mode == "turn"
+        session.feed(ConnectionLost("1006"))
+        await settle(pilot, session)
+        assert "Your choices come back" in screen_text(app)
+        view = app.table_screen.view
+        assert view.actions.mode == "offline" and not view.actions.choices
+        assert not next(row for row in view.players if row.you).connected
+        await pilot.press("k")
+        await pilot.pause()
+        assert _acts(session) == [] and not app.follow.acting
+        session.feed(Reconnected(), *fakes.mid_game())
+        await settle(pilot, session)
+        assert app.table_screen.view.actions.mode == "turn"
+        await pilot.press("k")
+        await until(pilot, lambda: len(_acts(session)) == 1, what="the act")
+
+
 async def test_the_reveal_is_shown_one_card_at_a_time() -> None:
     """Five secret_revealed events arriving together are applied one by one."""
     app, _session = scripted(fakes.ending())

@@ -28,6 +28,7 @@ from textual.widgets import Button, DataTable, Input, Static
 from textual.widgets._toggle_button import ToggleButton
 
 import protocol as wire
+from client.sdk import ConnectionLost
 from client.tui import i18n
 from client.tui.app import TulipsApp
 from client.tui.i18n import LANGUAGES
@@ -184,6 +185,7 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "final": (fakes.ending, {}, ()),
     "over": (fakes.ending, {}, (_press("t"),)),
     "player-away": (fakes.away, {}, ()),
+    "offline": (fakes.mid_game, {}, (_feed(ConnectionLost("1006")),)),
     "timed-out": (fakes.timed_out, {}, ()),
     "quit": (fakes.mid_game, {}, (_press("q"),)),
     "rematch-offer": (

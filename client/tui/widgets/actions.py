@@ -99,6 +99,8 @@ def prompt_text(view: ActionsView) -> Text:
         return text
     if mode == "acting":
         return Text(t("actions.sending"), style="dim")
+    if mode == "offline":
+        return Text(t("actions.offline"), style="bold red")
     if mode == "watch":
         return Text(t("actions.watching") + "\n", style="italic") + _waiting(
             view.waiting_for, view.timer

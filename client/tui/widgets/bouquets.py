@@ -34,8 +34,8 @@ def _name(row: PlayerRow) -> Text:
         name.append(" " + t("players.you"), style="italic")
     if row.kind == "human" and row.stand_in:
         name.append(" " + t("players.stand_in"), style="#5fb2ff")
-    elif row.kind == "human" and not row.connected:
-        name.append(" " + t("players.away"), style="red")
+    elif row.kind == "human" and not row.connected and not row.you:
+        name.append(" " + t("players.away"), style="red")  # ours: the red dot and title bar
     # yours is in the action panel; an absent player's, beside the countdown in the notes
     if row.acting and row.seconds is not None and not row.you and row.connected:
         name.append(f" ⏱{row.seconds}", style="bold")
