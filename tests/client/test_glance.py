@@ -13,7 +13,12 @@ from textual.widgets import Select
 
 import protocol as wire
 from client.tui.app import Plan, TulipsApp
-from client.tui.screens.dialogs import ConfirmQuitScreen, CreateMatchScreen, first_seat_options
+from client.tui.screens.dialogs import (
+    ConfirmQuitScreen,
+    CreateMatchScreen,
+    bot_count_options,
+    first_seat_options,
+)
 from client.tui.screens.final import FinalScreen
 from client.tui.screens.table import TableScreen
 from client.tui.widgets.actions import prompt_text
@@ -542,6 +547,35 @@ async def test_10_a_small_window_says_how_big_it_must_be_until_it_grows() -> Non
         await pilot.resize_terminal(79, 24)
         await pilot.pause()
         assert "Make it at least 80×24" in screen_text(app).replace("\n", " ")
+
+
+async def test_the_bots_always_leave_the_host_a_seat() -> None:
+    """Issue 30, "a match you do not sit in": 3 seats with the default 3 bots
+    made a bot-only match. The form offers at most seats - 1 bots and lowers
+    the count when the seats go down; the match created has the host's seat."""
+    async with running([], matches=fakes.lobby_matches()) as (app, pilot, session):
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, CreateMatchScreen)
+        bots = app.screen.query_one("#bots", Select)
+        assert bots.value == 3
+        app.screen.query_one("#seats", Select).value = 3
+        await pilot.pause()
+        assert bots.value == 2
+        offered = [value for _, value in bot_count_options(3)]
+        assert offered == [0, 1, 2]
+        app.screen.query_one("#seats", Select).value = 2
+        await pilot.pause()
+        assert bots.value == 1
+        app.screen.query_one("#seats", Select).value = 6  # more seats: the count stays
+        await pilot.pause()
+        assert bots.value == 1
+        app.screen.query_one("#seats", Select).value = 3
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any(kind == "create_match" for kind, _, _ in session.requests))
+    (kwargs,) = [kw for kind, _, kw in session.requests if kind == "create_match"]
+    assert kwargs["seats"] == 3 and [seat for seat, _ in kwargs["bots"]] == [2]
 
 
 # -- 11. the first player ---------------------------------------------------------------------

@@ -58,6 +58,12 @@ def _printable(text: str) -> bool:
     return text.isprintable()
 
 
+def bot_count_options(seats: int) -> list[tuple[str, int]]:
+    """How many bots a match of ``seats`` seats may have: they always leave
+    the host a seat (a table of bots only would be over before one could watch)."""
+    return [(str(n), n) for n in range(0, seats)]
+
+
 def first_seat_options(seats: int, bots: int) -> list[tuple[str, int]]:
     """The first-player choices for ``seats`` seats of which the highest
     ``bots`` are bots: chance, then each seat (the host sits in the first
@@ -99,7 +105,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 )  # fmt: skip
                 yield Label(t("create.bots"))
                 yield Select(
-                    [(str(n), n) for n in range(0, 7)],
+                    bot_count_options(4),
                     value=3, allow_blank=False, id="bots", compact=True,
                 )  # fmt: skip
                 yield Label(t("create.strength"))
@@ -163,11 +169,16 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         )
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        """Seats or bots changed: offer the seats there are now as first player."""
+        """Seats or bots changed: bots that leave the host a seat (fewer seats,
+        fewer bots), and the seats there are now as first player."""
         if event.select.id not in ("seats", "bots"):
             return
         seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]
-        bots = int(self.query_one("#bots", Select).value)  # type: ignore[arg-type]
+        count = self.query_one("#bots", Select)
+        bots = min(int(count.value), seats - 1)  # type: ignore[arg-type]
+        if event.select.id == "seats":
+            count.set_options(bot_count_options(seats))
+            count.value = bots
         first = self.query_one("#first", Select)
         chosen = first.value
         first.set_options(first_seat_options(seats, min(bots, seats)))
