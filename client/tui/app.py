@@ -383,8 +383,12 @@ class TulipsApp(App[int]):
         elif isinstance(message, Reconnected):
             self.online = True
             self.notify(t("status.back"))
-            if self.follow.match_id is None:
+            watched = self.follow.match_id
+            if watched is None:
                 self.request(lambda s: self._refresh(s), latest="refresh")
+            elif self.follow.seat is None:  # a spectator is not put back: it watches again
+                code = self._join_codes.get(watched)
+                self.request(lambda s: s.watch(watched, join_code=code), latest="watch")
         elif isinstance(message, wire.MatchList):
             self.lobby.replace(message.matches)
         elif isinstance(message, wire.MatchUpdate):

@@ -126,7 +126,10 @@ class Follow:
         self.seat = snapshot.seat
         self.acting = False
         self.since = snapshot.state if snapshot.state.scoring is None else None
-        self.signals.keep_timers_of(snapshot.state.to_act)
+        # the server follows a snapshot with every timer that runs (a turn_timer
+        # notice, a prompt's deadline): none after it means none runs — one from
+        # before (a server restart, a long time away) must not go on counting
+        self.signals.timers.clear()
         if self.last_prompt is not None and (
             self.last_prompt.seq != snapshot.seq or not snapshot.state.legal_actions
         ):

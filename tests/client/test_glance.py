@@ -12,6 +12,7 @@ import msgspec
 from textual.widgets import Select
 
 import protocol as wire
+from client.sdk import ConnectionLost, Reconnected
 from client.tui.app import Plan, TulipsApp
 from client.tui.screens.dialogs import (
     ConfirmQuitScreen,
@@ -266,6 +267,24 @@ async def test_4_a_spectator_sees_the_timer() -> None:
     async with running(script) as (app, _pilot, _session):
         assert "Waiting for Ada…  ⏱ 42 s left" in screen_text(app)
         assert "● Ada ⏱42" in screen_text(app)  # in the players' table too
+
+
+async def test_4_a_spectator_watches_again_after_a_lost_connection_and_old_timers_go() -> None:
+    """Issue 30: a spectator is not put back by the server, so on Reconnected
+    the app sends ``watch`` again; the snapshot that answers drops the timers
+    from before (none runs unless a ``turn_timer`` follows it)."""
+    script = [
+        *fakes.spectator(),
+        wire.TurnTimer(match=MATCH, seq=79, timers=(wire.SeatTimer(seat=1, seconds=42.0),)),
+    ]
+    async with running(script) as (app, pilot, session):
+        assert "⏱ 42 s left" in screen_text(app)
+        session.feed(ConnectionLost("1006"), Reconnected())
+        await until(pilot, lambda: session.requests[-1][0] == "watch", what="watch again")
+        assert session.requests[-1] == ("watch", (MATCH,), {"join_code": None})
+        session.feed(*fakes.spectator())
+        await settle(pilot, session)
+        assert "⏱" not in screen_text(app) and not app.follow.signals.seconds()
 
 
 # -- 5. coming back ----------------------------------------------------------------------------
