@@ -174,6 +174,8 @@ class ActionsView:
     drawn: wire.Card | None = None
     hand: tuple[wire.Card, ...] = ()
     second_card: bool = False
+    #: this turn is the player's last one of the match
+    last_turn: bool = False
     waiting_for: tuple[str, ...] = ()
     revealed: tuple[wire.Card, ...] = ()
     seats_taken: int = 0
@@ -201,6 +203,8 @@ class TableView:
     keys: tuple[tuple[str, str], ...]  # (key label id, description id) for the key bar
     your_turn: bool = False
     seconds_left: int | None = None
+    #: how many turns the match has in all, during the turns (R4, R18)
+    turns: int | None = None
 
 
 def _values(festival: Sequence[wire.Card], colour: wire.Colour) -> tuple[int, ...]:
@@ -457,8 +461,27 @@ def actions_view(
             drawn=state.drawn,
             choices=_turn_choices(state, names, picking, points or {}),
             second_card=state.used is not None,
+            last_turn=_last_turn(state),
         )
     return ActionsView(mode="wait", waiting_for=waiting, timer=timer)
+
+
+def turns_in_match(state: wire.State) -> int | None:
+    """How many turns the match has in all, during the turns: those played,
+    this one, and one for every two cards the deck holds after this turn's
+    draws (R13, R18). A turn starts with an even deck (R4), so the deck's
+    parity says how many cards this turn still draws."""
+    if state.phase != "turn":
+        return None
+    odd = state.deck_count % 2
+    to_draw = odd if state.used is not None else 2 - odd
+    return state.turn + max(0, state.deck_count - to_draw + 1) // 2
+
+
+def _last_turn(state: wire.State) -> bool:
+    """Whether the active seat plays no turn after this one (turns go round, R5)."""
+    turns = turns_in_match(state)
+    return turns is not None and state.turn + len(state.seats) > turns
 
 
 def _waiting_room(
@@ -544,6 +567,7 @@ def table_view(
         keys=_keys(actions.mode),
         your_turn=actions.mode in ("turn", "give", "opening"),
         seconds_left=seconds_left if actions.mode in ("turn", "give", "opening") else None,
+        turns=turns_in_match(state) if state is not None else None,
     )
 
 

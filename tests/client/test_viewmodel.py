@@ -16,10 +16,12 @@ from client.tui.fold import apply_event
 from client.tui.model import Follow
 from client.tui.narrate import describe
 from client.tui.viewmodel import (
+    actions_view,
     final_view,
     lobby_rows,
     seat_names,
     table_view,
+    turns_in_match,
 )
 from protocol import examples
 
@@ -240,3 +242,33 @@ async def test_the_fold_agrees_with_the_servers_snapshots(server: Running) -> No
         final = await session.sync()
         assert final.state == follow.state
     assert checked >= 10
+
+
+def test_turns_in_match_and_the_last_turn_from_every_seat_and_every_moment() -> None:
+    """Issue 30, "how long is left": at every moment of the turns, for every
+    player count and every receiver (a spectator too), the header's total is
+    the number of turns the match really has (R4: 2p 12, 3p 10, 4p 7, 5p 7,
+    6p 6 each, so in all 24, 30, 28, 35, 36), and the banner shows on each
+    seat's last turn only."""
+    from engine.match import Match
+    from engine.observation import observe
+    from server.match.views import state_to_wire
+
+    expected = {2: 24, 3: 30, 4: 28, 5: 35, 6: 36}
+    for players, total in expected.items():
+        for seed in range(3):
+            match = Match.new(players, seed)
+            rng = random.Random(seed)
+            banners: list[int] = []
+            while not match.is_over:
+                seat = match.to_act[0]
+                for receiver in (seat, None):
+                    state = state_to_wire(observe(match, receiver))
+                    if state.phase == "turn":
+                        assert turns_in_match(state) == total, (players, state.turn)
+                view = actions_view(state_to_wire(observe(match, seat)), None, seat)
+                if view.mode == "turn" and view.last_turn and banners[-1:] != [seat]:
+                    banners.append(seat)
+                action = rng.choice(observe(match, seat).legal_actions)
+                match.apply(seat, action)
+            assert len(banners) == players and len(set(banners)) == players, banners

@@ -35,7 +35,11 @@ def _detail(view: TableView) -> str:
         return t("table.opening")
     if view.phase == "over":
         return t("table.over")
-    turn = t("table.turn", turn=view.turn)
+    turn = (
+        t("table.turn_of", turn=view.turn, turns=view.turns)
+        if view.turns is not None
+        else t("table.turn", turn=view.turn)
+    )
     return turn + " · " + t("table.your_turn") if view.your_turn else turn
 
 

@@ -96,6 +96,8 @@ def prompt_text(view: ActionsView) -> Text:
         if mode == "give" and view.drawn is not None:
             text.append("\n")
             text.append_text(rich("actions.give_whom", card=card_text(view.drawn)))
+        if view.last_turn:
+            return Text(t("actions.last_turn") + "\n", style="bold magenta") + text
         return text
     if mode == "acting":
         return Text(t("actions.sending"), style="dim")

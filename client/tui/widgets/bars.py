@@ -32,20 +32,28 @@ class TitleBar(Widget):
 
     def render(self) -> RenderableType:
         view = self.view
-        left = Text.assemble(("✿ ", "bold #ff8fc7"), (t("app.title"), "bold"))
-        if view.where:
-            left.append(" · " + view.where)
-        if view.detail:
-            left.append(" · " + view.detail, style="bold yellow" if view.your_turn else "")
         if view.online:
             right = Text("● " + t("status.online"), style="green")
         else:
             right = Text("◌ " + t("status.reconnecting"), style="bold reverse red")
+        left = self._left(view, with_title=True)
+        if left.cell_len + 1 + right.cell_len > self.size.width:
+            left = self._left(view, with_title=False)  # the game's name goes first
         grid = Table.grid(expand=True)
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)
         grid.add_row(left, right)
         return grid
+
+    @staticmethod
+    def _left(view: TitleView, *, with_title: bool) -> Text:
+        """The match and the turn, after the game's name if ``with_title``."""
+        pieces = [Text(t("app.title"), style="bold")] if with_title else []
+        if view.where:
+            pieces.append(Text(view.where))
+        if view.detail:
+            pieces.append(Text(view.detail, style="bold yellow" if view.your_turn else ""))
+        return Text("✿ ", style="bold #ff8fc7") + Text(" · ").join(pieces)
 
 
 class KeyBar(Widget):
