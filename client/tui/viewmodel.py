@@ -611,6 +611,48 @@ class FinalView:
     ranking: tuple[wire.Colour, ...]
     revealed: tuple[wire.Card, ...]
     seated: bool = True  # a player (who may ask for a rematch), not a spectator
+    #: where the player finished (None: a spectator)
+    placement: Placement | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where the player finished, told against the player next to them.
+
+    ``how``: ``ahead`` (1st, ``margin`` points before ``other``, the 2nd),
+    ``ahead_tulips`` (1st, level on points with ``other``, more tulips),
+    ``shared`` (level on points and tulips with ``other``, the same place),
+    ``behind`` (``margin`` points behind ``other``, the one just ahead),
+    ``behind_tulips`` (level on points with ``other``, who had more tulips).
+    """
+
+    place: int  # from 1
+    players: int
+    how: Literal["ahead", "ahead_tulips", "shared", "behind", "behind_tulips"]
+    other: str = ""
+    margin: int = 0
+
+
+def placement(rows: Sequence[ScoreRow]) -> Placement | None:
+    """Where the player (the row marked ``you``) finished among ``rows``, best
+    first (R20–R23: points, then tulips; a tie on both shares the place)."""
+    mine = next((i for i, row in enumerate(rows) if row.you), None)
+    if mine is None:
+        return None
+    me = rows[mine]
+    place = 1 + sum((r.total, r.tulips) > (me.total, me.tulips) for r in rows)
+    level = [r for r in rows if r is not me and (r.total, r.tulips) == (me.total, me.tulips)]
+    if level:
+        return Placement(place, len(rows), "shared", level[0].name)
+    if mine == 0:
+        second = rows[1]  # two players at least (R5)
+        if second.total == me.total:
+            return Placement(1, len(rows), "ahead_tulips", second.name)
+        return Placement(1, len(rows), "ahead", second.name, me.total - second.total)
+    ahead = rows[mine - 1]
+    if ahead.total == me.total:
+        return Placement(place, len(rows), "behind_tulips", ahead.name)
+    return Placement(place, len(rows), "behind", ahead.name, ahead.total - me.total)
 
 
 def final_view(
@@ -660,6 +702,7 @@ def final_view(
         ranking=state.ranking if state is not None else (),
         revealed=state.revealed if state is not None else (),
         seated=me is not None,
+        placement=placement(rows) if me is not None else None,
     )
 
 

@@ -16,9 +16,12 @@ from client.tui.fold import apply_event
 from client.tui.model import Follow
 from client.tui.narrate import describe
 from client.tui.viewmodel import (
+    Placement,
+    ScoreRow,
     actions_view,
     final_view,
     lobby_rows,
+    placement,
     seat_names,
     table_view,
     turns_in_match,
@@ -27,6 +30,7 @@ from protocol import examples
 
 from . import fakes
 from .conftest import Running
+from .screens import running, screen_text
 
 STATE = examples.SNAPSHOT_4P.state  # seat 1, second card pink-4 drawn, ranking P O B K
 
@@ -272,3 +276,54 @@ def test_turns_in_match_and_the_last_turn_from_every_seat_and_every_moment() -> 
                 action = rng.choice(observe(match, seat).legal_actions)
                 match.apply(seat, action)
             assert len(banners) == players and len(set(banners)) == players, banners
+
+
+def _row(seat: int, name: str, total: int, tulips: int, *, you: bool = False) -> ScoreRow:
+    return ScoreRow(
+        seat=seat, name=name, you=you, keeping=0, giving=0, majorities=(),
+        total=total, tulips=tulips, winner=False,
+    )  # fmt: skip
+
+
+def test_placement_says_where_you_finished_and_against_whom() -> None:
+    """Issue 30, "the final screen says where you finished": the place, of how
+    many, and the margin to the player just ahead (or, first, to the second);
+    level on points, the tulips decided (R23); level on both, the place is shared."""
+    cases = [
+        ([(31, 9), (28, 7, True), (20, 5), (12, 4)], Placement(2, 4, "behind", "P0", 3)),
+        ([(31, 9, True), (28, 7), (20, 5)], Placement(1, 3, "ahead", "P1", 3)),
+        ([(30, 9, True), (30, 7)], Placement(1, 2, "ahead_tulips", "P1")),
+        ([(30, 9), (30, 7, True), (2, 1)], Placement(2, 3, "behind_tulips", "P0")),
+        ([(30, 9), (30, 9, True), (2, 1)], Placement(1, 3, "shared", "P0")),
+        ([(40, 9), (30, 9), (30, 9, True)], Placement(2, 3, "shared", "P1")),
+        ([(40, 9), (30, 8), (29, 9, True), (1, 1)], Placement(3, 4, "behind", "P1", 1)),
+    ]
+    for spec, expected in cases:
+        rows = [_row(i, f"P{i}", *s[:2], you=len(s) > 2) for i, s in enumerate(spec)]
+        assert placement(rows) == expected, spec
+    assert placement([_row(0, "A", 1, 1), _row(1, "B", 0, 0)]) is None  # a spectator
+
+
+async def test_the_final_screen_says_where_you_finished_in_every_language() -> None:
+    """The sentence is on the final screen, in English, German and Spanish."""
+    from client.tui.i18n import set_language
+    from client.tui.screens.final import place_line
+
+    place = Placement(2, 4, "behind", "Bot 2", 3)
+    expected = {
+        "en": "You finished 2nd of 4, 3 points behind Bot 2.",
+        "de": "Du bist 2. von 4, 3 Punkte hinter Bot 2.",
+        "es": "Terminaste 2.º de 4, 3 puntos por detrás de Bot 2.",
+    }
+    try:
+        for lang, sentence in expected.items():
+            set_language(lang)
+            assert place_line(place).plain == sentence
+        set_language("en")
+        assert place_line(Placement(1, 3, "ahead", "Bea", 1)).plain == (
+            "You finished 1st of 3, 1 point ahead of Bea."
+        )
+    finally:
+        set_language("en")
+    async with running(fakes.ending()) as (app, _pilot, _session):
+        assert "You finished" in screen_text(app)

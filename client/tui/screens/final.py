@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ..cards import cards_text, colour_tag
-from ..i18n import rich, t
-from ..viewmodel import COLOURS, FinalView
+from ..i18n import rich, t, tn
+from ..viewmodel import COLOURS, FinalView, Placement
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
 
@@ -94,7 +94,24 @@ def verdict(view: FinalView) -> Text:
     text = rich(key[view.decided_by], winners=winners)
     if view.you_won:
         text.append("  " + t("final.you_won"), style="bold yellow")
+    if view.placement is not None:
+        text.append("\n")
+        text.append_text(place_line(view.placement))
     return text
+
+
+def place_line(place: Placement) -> Text:
+    """Where the player finished, in a sentence ("You finished 2nd of 4, 3
+    points behind Bot 2")."""
+    fields = {
+        "place": t(f"rank.{place.place}"),
+        "players": place.players,
+        "other": place.other,
+        "points": place.margin,
+    }
+    if place.how in ("ahead", "behind"):
+        return Text(tn(f"final.finished_{place.how}", place.margin, **fields), style="bold")
+    return Text(t(f"final.finished_{place.how}", **fields), style="bold")
 
 
 class FinalScreen(Screen[None]):
