@@ -173,7 +173,7 @@ def test_every_message_id_built_at_run_time_is_in_the_catalogue() -> None:
     """The families of ids the code builds from a value (a colour, a rank, a code …)."""
     built = [
         *(f"colour.{c}" for c in wire.COLOURS),
-        *(f"rank.{n}" for n in range(1, 5)),
+        *(f"rank.{n}" for n in range(1, 7)),  # colours 1st-4th, places 1st-6th
         *(f"status.{s}" for s in ("open", "running", "paused", "finished")),
         *(f"strength.{s}" for s in ("easy", "medium", "hard")),
         *(f"errcode.{code}" for code in _KNOWN_ERRORS),

@@ -109,9 +109,17 @@ def place_line(place: Placement) -> Text:
         "other": place.other,
         "points": place.margin,
     }
-    if place.how in ("ahead", "behind"):
-        return Text(tn(f"final.finished_{place.how}", place.margin, **fields), style="bold")
-    return Text(t(f"final.finished_{place.how}", **fields), style="bold")
+    if place.how == "ahead":
+        line = tn("final.finished_ahead", place.margin, **fields)
+    elif place.how == "behind":
+        line = tn("final.finished_behind", place.margin, **fields)
+    elif place.how == "ahead_tulips":
+        line = t("final.finished_ahead_tulips", **fields)
+    elif place.how == "behind_tulips":
+        line = t("final.finished_behind_tulips", **fields)
+    else:
+        line = t("final.finished_shared", **fields)
+    return Text(line, style="bold")
 
 
 class FinalScreen(Screen[None]):
