@@ -9,6 +9,9 @@ import argparse
 import asyncio
 import sys
 
+from protocol import STRENGTHS
+from protocol.version import add_version_flag
+
 from .bots import STRATEGIES, run_bot
 from .sdk import ConnectError, RequestError
 
@@ -20,9 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="tulips-bot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    add_version_flag(parser)
     parser.add_argument("url", help="the server, ws://HOST:PORT")
     parser.add_argument("--match", required=True, help="the match id to join")
-    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="medium")
+    parser.add_argument(
+        "--strategy",
+        choices=STRENGTHS,
+        default="medium",
+        help="how well it plays, by the server's names for its bots (default: %(default)s)",
+    )
     parser.add_argument("--name", default="bot", help="the name shown at the table")
     parser.add_argument("--seat", type=int, help="a seat to take (default: the first free one)")
     parser.add_argument("--join-code", help="the match's join code, if it has one")

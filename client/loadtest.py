@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import protocol as wire
+from protocol.version import add_version_flag
 
 from . import clusterload
 from .localserver import fetch_health
@@ -416,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_version_flag(parser)
     parser.add_argument(
         "urls",
         nargs="*",

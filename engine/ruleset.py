@@ -39,6 +39,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "PLAYER_COUNTS",
+    "WHOLE_FILE",
     "Ruleset",
     "RulesetError",
     "load_ruleset",
@@ -56,6 +57,10 @@ RANKS = 4
 MAJORITY_RANKS = 3
 
 
+#: The :attr:`RulesetError.field` of a file that cannot be read as a ruleset at all.
+WHOLE_FILE = "<file>"
+
+
 class RulesetError(ValueError):
     """A ruleset that cannot be played, with the field at fault and why."""
 
@@ -65,6 +70,8 @@ class RulesetError(ValueError):
         self.reason = reason
 
     def __str__(self) -> str:
+        if self.field == WHOLE_FILE:  # the file as a whole: its reason names it
+            return self.reason
         return f"ruleset field {self.field!r}: {self.reason}"
 
 
@@ -277,10 +284,12 @@ def load_ruleset(path: str | Path) -> Ruleset:
     try:
         with open(path, "rb") as file:
             data = tomllib.load(file)
+    except FileNotFoundError:
+        raise RulesetError(WHOLE_FILE, f"ruleset file not found: {path}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise RulesetError("<file>", f"{path}: not valid TOML: {exc}") from None
+        raise RulesetError(WHOLE_FILE, f"ruleset file {path}: not valid TOML: {exc}") from None
     except UnicodeDecodeError:
-        raise RulesetError("<file>", f"{path}: not UTF-8 text") from None
+        raise RulesetError(WHOLE_FILE, f"ruleset file {path}: not UTF-8 text") from None
     except OSError as exc:
-        raise RulesetError("<file>", f"{path}: {exc.strerror or exc}") from None
+        raise RulesetError(WHOLE_FILE, f"ruleset file {path}: {exc.strerror or exc}") from None
     return ruleset_from_mapping(data)

@@ -66,6 +66,7 @@ from .messages import (
 from .types import (
     CARDS,
     COLOURS,
+    STRENGTHS,
     Action,
     AddFaceUp,
     AddSecret,
@@ -118,6 +119,7 @@ __all__ = [
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGES",
+    "STRENGTHS",
     "SUPPORTED_VERSIONS",
     "Act",
     "Action",

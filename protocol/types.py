@@ -45,6 +45,7 @@ __all__ = [
     "CARDS",
     "COLOURS",
     "EVENT_TYPES",
+    "STRENGTHS",
     "Action",
     "AddFaceUp",
     "AddSecret",
@@ -133,6 +134,9 @@ DecidedBy = Literal["points", "tulips", "shared"]
 COLOURS: tuple[Colour, ...] = get_args(Colour)
 #: The twelve card spellings, in colour order, then value order.
 CARDS: tuple[Card, ...] = get_args(Card)
+#: Every strength a bot may have, weakest first: the server's bots and ``tulips-bot``
+#: offer these names, and ``tulips play --strength`` asks for them.
+STRENGTHS: tuple[Strength, ...] = get_args(Strength)
 
 _PRINTABLE = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"  # no C0/C1 control characters
 _ID = "^[A-Za-z0-9_-]+$"

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from protocol.version import add_version_flag
+
 from . import fdguard
 from .app import TulipsServer
 from .cluster import options as cluster_options
@@ -126,10 +128,32 @@ def _origin(text: str) -> str:
     return text
 
 
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Ends each option's help with its default, ``(default: …)``, unless the
+    help says it already or there is none to say (off, unset, empty)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            "%(default)" in text
+            or "(default" in text
+            or not action.option_strings
+            or action.default is None
+            or action.default is False  # a switch that is off; 0 and 0.0 are defaults
+            or action.default == []
+            or action.default == argparse.SUPPRESS
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
 def parse_args(argv: list[str] | None = None) -> ServerConfig:
     """Read the command line into a :class:`ServerConfig` (exits on a bad flag)."""
     defaults = ServerConfig()
-    parser = argparse.ArgumentParser(prog="tulips-server", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="tulips-server", description=__doc__, formatter_class=_DefaultsFormatter
+    )
+    add_version_flag(parser)
     parser.add_argument("--host", default=defaults.host, help="address to listen on")
     parser.add_argument("--port", type=_port, default=defaults.port, help="0 picks a free port")
     parser.add_argument(

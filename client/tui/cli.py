@@ -22,20 +22,24 @@ import getpass
 import json
 import math
 import os
+import re
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from protocol import STRENGTHS
 from protocol.lan import parse_fingerprint
+from protocol.version import add_version_flag
 
 from .i18n import LANGUAGES, detect_language, set_language, t
 
 __all__ = ["main", "parse_args", "websocket_url"]
 
 DEFAULT_PORT = 8765
-STRENGTHS = ("easy", "medium", "hard")
+#: A URL's port, written out: what :func:`websocket_url` tells from a malformed address.
+_PORT = re.compile(r":[0-9]+/?$")
 
 
 def websocket_url(text: str) -> str:
@@ -47,7 +51,11 @@ def websocket_url(text: str) -> str:
         parts = urlsplit(candidate)
         port = parts.port
     except ValueError:
+        if _PORT.search(candidate):  # digits, but more than a port holds
+            raise argparse.ArgumentTypeError(t("cli.bad_port", url=text)) from None
         raise argparse.ArgumentTypeError(t("cli.bad_url", url=text)) from None
+    if port == 0:
+        raise argparse.ArgumentTypeError(t("cli.bad_port", url=text))
     if parts.scheme not in ("ws", "wss") or not parts.hostname or parts.path not in ("", "/"):
         raise argparse.ArgumentTypeError(t("cli.bad_url", url=text))
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
@@ -100,6 +108,14 @@ def _name(text: str) -> str:
     return name
 
 
+def _language(text: str) -> str:
+    if text not in LANGUAGES:
+        raise argparse.ArgumentTypeError(
+            t("cli.bad_lang", lang=text, languages=", ".join(LANGUAGES))
+        )
+    return text
+
+
 def _players(text: str) -> int:
     try:
         players = int(text)
@@ -122,8 +138,11 @@ def default_name() -> str:
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--name", type=_name, default=None, help=t("cli.help.name"))
-    common.add_argument("--lang", choices=LANGUAGES, default=None, help=t("cli.help.lang"))
+    common.add_argument(
+        "--lang", type=_language, metavar="LANG", default=None, help=t("cli.help.lang")
+    )
     parser = argparse.ArgumentParser(prog="tulips", description=t("cli.description"))
+    add_version_flag(parser, t("cli.help.version"))
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="{play,connect,servers,forget}"
     )
@@ -213,10 +232,15 @@ def forget_server(args: argparse.Namespace) -> int:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Read the command line (exits with status 2 and one message when it is wrong)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--lang", choices=LANGUAGES, default=None)
-    known, _ = early.parse_known_args(args)
-    set_language(known.lang or detect_language(os.environ))  # before any help text is built
+    early = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    early.add_argument("--lang", default=None)
+    try:
+        known, _ = early.parse_known_args(args)
+    except argparse.ArgumentError:  # "--lang" with no code: the full parser says so
+        known = argparse.Namespace(lang=None)
+    # before any help text is built; a --lang there is not is the full parser's to refuse
+    wanted = known.lang if known.lang in LANGUAGES else None
+    set_language(wanted or detect_language(os.environ))
     return _parser().parse_args(args)
 
 

@@ -15,6 +15,7 @@ from ..match import Match
 from ..observation import observe, project_event
 from ..ruleset import DEFAULT_RULESET, PLAYER_COUNTS, RulesetError, load_ruleset
 from .describe import describe_event, describe_scoring
+from .version import add_version_flag
 
 __all__ = ["main"]
 
@@ -22,6 +23,7 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> int:
     """Play one bot match and print it."""
     parser = argparse.ArgumentParser(prog="tulips-demo", description=__doc__)
+    add_version_flag(parser)
     parser.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     parser.add_argument("--seed", type=int, help="replay a particular match")
     parser.add_argument("--ruleset", help="a ruleset TOML file (R30)")

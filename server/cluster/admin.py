@@ -25,6 +25,8 @@ import collections
 import sys
 from pathlib import Path
 
+from protocol.version import add_version_flag
+
 from .credentials import REDIS_PASSWORD_ENV, SecretFileError, take_env
 from .entries import DirectoryEntry
 from .freshness import ADMIN_SENDER
@@ -76,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="tulips-cluster",
         description="Look after a cluster of tulips-server nodes from outside them.",
     )
+    add_version_flag(parser)
     parser.add_argument(
         "--cluster",
         metavar="REDIS_URL",

@@ -10,11 +10,14 @@ import hmac
 import random
 from dataclasses import dataclass
 
+import protocol as wire
+
 __all__ = ["STRENGTHS", "Bot"]
 
-#: Every strength a host may ask for: *easy* plays at random, *medium* looks one
-#: action ahead, *hard* searches sampled deals for a time budget.
-STRENGTHS: tuple[str, ...] = ("easy", "medium", "hard")
+#: Every strength a host may ask for (protocol's, so ``tulips-bot`` offers the same):
+#: *easy* plays at random, *medium* looks one action ahead, *hard* searches sampled
+#: deals for a time budget.
+STRENGTHS: tuple[str, ...] = wire.STRENGTHS
 
 
 @dataclass(slots=True)

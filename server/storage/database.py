@@ -319,9 +319,13 @@ class Storage:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
-            log.info("data %s: schema migrated to version %d", self.path, target)
+        # one line for the whole set-up, however many migrations it took
         if not existed:
-            log.info("created %s", self.path)
+            log.info("created %s (schema version %d)", self.path, SCHEMA_VERSION)
+        elif version < SCHEMA_VERSION:
+            log.info(
+                "data %s: schema migrated from version %d to %d", self.path, version, SCHEMA_VERSION
+            )
 
     def close(self, timeout: float = 10.0) -> None:
         """Finish pending writes (waiting at most ``timeout`` s) and close.

@@ -11,6 +11,8 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from protocol import STRENGTHS
+
 from ..i18n import t, tn
 
 __all__ = [
@@ -23,7 +25,6 @@ __all__ = [
     "first_seat_options",
 ]
 
-STRENGTHS = ("easy", "medium", "hard")
 TIMERS = (0, 30, 60, 120, 300)
 CHANCE = -1  # the first-player choice that leaves it to chance (R12)
 
