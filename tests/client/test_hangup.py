@@ -14,6 +14,11 @@ away:
   only the tty's hang-up and failing writes tell (a shell that passes
   nothing on, or passes it on late).
 
+And one where Textual's own exit cannot finish, so that only the client's
+deadline ends it: ``frozen``, SIGHUP to the client alone once its terminal,
+still open, has stopped reading and Textual's writer waits in write(2) (the
+local server, spared the signal, must be stopped by the client).
+
 The quick test closes once each way; the slow one closes 50 times, at
 different moments of the match, and reports how long each took.
 """
@@ -21,11 +26,15 @@ different moments of the match, and reports how long each took.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import itertools
 import os
 import pathlib
 import select
 import signal
+import struct
 import sys
+import termios
 import threading
 import time
 from collections.abc import Iterator
@@ -38,6 +47,8 @@ from tests.client.test_terminal import _children
 
 TULIPS = [sys.executable, "-m", "client.tui", "play", "--players", "3", "--name", "Ada"]
 WAYS = ("hangup", "sighup", "eio")
+#: write(2)'s system call number on x86-64, as /proc/PID/task/TID/syscall shows it
+_WRITE = 1
 #: Gone within this after the terminal closed, or the test fails (the aim is 1 s).
 BOUND = 1.5
 
@@ -71,6 +82,24 @@ def _gone_within(pids: list[int], timeout: float) -> float | None:
             os.close(fd)
 
 
+def _freeze(terminal: PseudoTerminal, timeout: float) -> bool:
+    """Read the terminal no more, and resize it (81, 80, 81… columns: the app
+    redraws it whole) until a thread of the client waits in write(2) to its
+    stderr, the terminal Textual draws on; False if not within ``timeout``."""
+    tasks = pathlib.Path(f"/proc/{terminal.process.pid}/task")
+    deadline = time.monotonic() + timeout
+    for cols in itertools.cycle((81, 80)):
+        for task in tasks.iterdir():
+            with contextlib.suppress(OSError):
+                if (task / "syscall").read_text().split()[:2] == [str(_WRITE), "0x2"]:
+                    return True
+        if time.monotonic() > deadline:
+            return False
+        fcntl.ioctl(terminal.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+        time.sleep(0.05)
+    return False
+
+
 def close_mid_match(env: dict[str, str], way: str, after: float = 0.0) -> float:
     """Run `tulips play`, let the match run ``after`` seconds past the table's
     first drawing, close the terminal ``way``; seconds until client and server
@@ -82,7 +111,11 @@ def close_mid_match(env: dict[str, str], way: str, after: float = 0.0) -> float:
         assert len(servers) == 1, _children(terminal.process.pid)
         terminal.read_until(b"\0", timeout=after)  # reads on while the bots play: never there
         pids = [terminal.process.pid, servers[0]]
-        terminal.hang_up()
+        if way == "frozen":
+            assert _freeze(terminal, timeout=10)
+            os.kill(terminal.process.pid, signal.SIGHUP)
+        else:
+            terminal.hang_up()
         if way == "sighup":
             os.killpg(terminal.process.pid, signal.SIGHUP)
         took = _gone_within(pids, BOUND)
@@ -92,9 +125,10 @@ def close_mid_match(env: dict[str, str], way: str, after: float = 0.0) -> float:
         terminal.close()
 
 
-@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("way", [*WAYS, "frozen"])
 def test_closing_the_terminal_ends_client_and_local_server(env: dict[str, str], way: str) -> None:
-    """Issue 30: the terminal closed mid-match, client and local server end within a second."""
+    """Issue 30: the terminal closed mid-match (or frozen, and the client told
+    SIGHUP): client and local server end within a second."""
     took = close_mid_match(env, way, after=0.3)
     assert took < 1.0, f"{way}: {took:.2f} s"
 
