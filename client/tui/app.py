@@ -48,6 +48,7 @@ from client.discovery import ServerInfo, follow
 from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
 from client.trust import KnownServers, server_key
 
+from .hangup import HANGUP_STATUS, HangupGuard
 from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
@@ -147,6 +148,7 @@ class TulipsApp(App[int]):
         reveal_delay: float = 0.9,
         clock: Callable[[], float] = time.monotonic,
         handle_signals: bool = False,
+        hangup: HangupGuard | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
@@ -163,6 +165,8 @@ class TulipsApp(App[int]):
         self.servers = servers
         self.reveal_delay = reveal_delay
         self.handle_signals = handle_signals
+        #: ends the process when the terminal goes away (``tulips`` itself; not in tests)
+        self.hangup = hangup
         self.session: SessionLike | None = None
         self.follow = Follow(clock)
         self.lobby = Lobby()
@@ -190,10 +194,11 @@ class TulipsApp(App[int]):
         self.install_screen(self.lobby_screen, "lobby")
         self.install_screen(self.table_screen, "table")
         self.push_screen(self.connecting)
+        loop = asyncio.get_running_loop()
         if self.handle_signals:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.exit)
+            loop.add_signal_handler(signal.SIGTERM, self.exit)
+        if self.hangup is not None:  # SIGHUP, and the terminal gone by any other sign
+            self.hangup.install(lambda: loop.call_soon_threadsafe(self.exit, None, HANGUP_STATUS))
         self.set_interval(1.0, self._tick)
         self.run_session()
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import getpass
 import json
 import math
@@ -261,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from client.trust import KnownServers
 
+    from .hangup import HangupGuard
     from .identity import IdentityStore
     from .localserver import LocalServer
 
@@ -282,7 +284,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint)
     identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
-    app = TulipsApp(plan, identity=identity, known_servers=KnownServers(), handle_signals=True)
+    # its terminal gone, the client ends within a second, and its local server first
+    hangup = HangupGuard(functools.partial(local.stop, 0.2) if local is not None else None)
+    app = TulipsApp(
+        plan,
+        identity=identity,
+        known_servers=KnownServers(),
+        handle_signals=True,
+        hangup=hangup,
+    )
     try:
         app.run()
     finally:

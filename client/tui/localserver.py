@@ -134,7 +134,9 @@ class LocalServer:
 
     def stop(self, timeout: float = 5.0) -> None:
         """End the server (SIGTERM, then SIGKILL after ``timeout``) and reap it."""
-        process, self.process = self.process, None
+        # The process stays known until it has ended: a second stop() (the hang-up
+        # guard's, with a shorter timeout) may come while the first one waits.
+        process = self.process
         if process is not None and process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
@@ -142,6 +144,7 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        self.process = None
+        stderr, self._stderr = self._stderr, None
+        if stderr is not None:
+            stderr.close()

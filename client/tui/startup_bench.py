@@ -32,15 +32,36 @@ __all__ = ["PseudoTerminal", "main", "measure"]
 _ANSI = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
-class PseudoTerminal:
-    """A command running on the slave side of a new pty of a given size."""
+def _take_terminal() -> None:
+    """In the child, after setsid(): make its stdin, the pty, its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    def __init__(self, argv: list[str], env: dict[str, str], size: tuple[int, int]) -> None:
+
+class PseudoTerminal:
+    """A command running on the slave side of a new pty of a given size, in a
+    session of its own; ``controlling``: with the pty as that session's
+    controlling terminal, as a terminal window's shell has it (closing it then
+    sends SIGHUP)."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        size: tuple[int, int],
+        *,
+        controlling: bool = False,
+    ) -> None:
         self.master, slave = os.openpty()
         cols, rows = size
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.process = subprocess.Popen(
-            argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_take_terminal if controlling else None,
         )
         os.close(slave)
         self.output = b""
@@ -81,12 +102,18 @@ class PseudoTerminal:
             self._read(0.05)
         return self.process.poll()
 
+    def hang_up(self) -> None:
+        """Close the terminal's side of the pty, as a closed window or killed tmux session does."""
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
+
     def close(self) -> None:
         """Kill what is left and free the pty."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(5)
-        os.close(self.master)
+        self.hang_up()
 
 
 def terminal_env(config_home: str) -> dict[str, str]:
