@@ -183,7 +183,8 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
         ),
     ] = ()
     join_code: Annotated[
-        Name | None, Meta(description="if set, `join` and `watch` must give it")
+        Name | None,
+        Meta(description="if set, `join` and `watch` must give it, in any case (`Tulip`: `tulip`)"),
     ] = None
     turn_timer: Annotated[
         Annotated[float, Meta(ge=MIN_TURN_TIMER, le=MAX_TURN_TIMER)] | None,

@@ -1008,8 +1008,10 @@ class MatchCore:
         raise refused(ErrorCode.SEAT_TAKEN, "every seat is taken")
 
     def _check_code(self, code: str | None) -> None:
-        """Raise unless ``code`` is this match's join code (or it has none)."""
-        if self.settings.join_code is not None and code != self.settings.join_code:
+        """Raise unless ``code`` is this match's join code (or it has none),
+        in upper or lower case alike: a code is said across a table."""
+        wanted = self.settings.join_code
+        if wanted is not None and (code is None or code.casefold() != wanted.casefold()):
             raise refused(ErrorCode.BAD_JOIN_CODE, "this match needs the right join code")
 
     def _watch(self, command: Watch) -> list[Output]:

@@ -418,6 +418,26 @@ async def test_players_unused_for_long_are_forgotten_in_memory_and_on_disk(
         assert joined["seat"] == 0
 
 
+async def test_a_join_code_is_the_same_in_any_case() -> None:
+    """Issue 30: a code said across the table ("Tulip") is typed as it comes:
+    ``TULIP`` and ``tulip`` join and watch; another word is still refused."""
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        joined = await ada.request(
+            "create_match", name="private", seats=3, join_code="Tulip", bots=[{"seat": 2}]
+        )
+        match = joined["match"]
+        bob = await RawClient.open(running.url, "Bob")
+        assert (await bob.request("join", match=match, join_code="tulips"))["code"] == (
+            "bad_join_code"
+        )
+        assert (await bob.request("join", match=match, join_code="TULIP"))["type"] == "joined"
+        cy = await RawClient.open(running.url, "Cy")
+        assert (await cy.request("watch", match=match, join_code="tulip"))["type"] == "joined"
+        for client in (ada, bob, cy):
+            await client.close()
+
+
 async def test_guessing_a_join_code_locks_the_guesser_out() -> None:
     """After ``join_code_tries`` wrong codes an address is refused locked_out for
     that match, even with the right code (join, watch and replay), until the
