@@ -682,8 +682,19 @@ class TulipsApp(App[int]):
             if settings is not None:
                 self.request(lambda s: self._create(s, settings))
 
-        default = t("quick.name", name=self.plan.name)[:40]
-        self.push_screen(CreateMatchScreen(default), create)
+        self.push_screen(CreateMatchScreen(self._fresh_match_name()), create)
+
+    def _fresh_match_name(self) -> str:
+        """The new-match form's name: "Ada's table", or "Ada's table 2" (3, …)
+        when the lobby lists one of that name already (a second match of the evening)."""
+        base = t("quick.name", name=self.plan.name)[:40]
+        taken = {summary.name for summary in self.lobby.matches.values()}
+        name, number = base, 1
+        while name in taken and number < 100:
+            number += 1
+            suffix = f" {number}"
+            name = base[: 40 - len(suffix)] + suffix
+        return name
 
     async def _create(self, session: SessionLike, settings: CreateSettings) -> None:
         joined = await session.create_match(

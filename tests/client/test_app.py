@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import msgspec
+from textual.widgets import Input
 
 import protocol as wire
 from client.sdk import ConnectError, ConnectionLost, Reconnected
@@ -361,6 +362,16 @@ async def test_a_chat_line_does_not_cancel_a_leave_under_way() -> None:
         let_go.set()
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
     assert finished == ["leave"]
+
+
+async def test_a_second_match_of_the_evening_gets_another_default_name() -> None:
+    """Issue 30: the lobby lists "Ada's table" already (her first match of the
+    evening): the form offers "Ada's table 2"."""
+    first = msgspec.structs.replace(fakes.lobby_matches()[0], name="Ada's table")
+    async with running([], matches=[first, *fakes.lobby_matches()[1:]]) as (app, pilot, _s):
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen.query_one("#name", Input).value == "Ada's table 2"
 
 
 async def test_a_turn_timer_counts_down() -> None:
