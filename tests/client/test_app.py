@@ -374,6 +374,17 @@ async def test_a_second_match_of_the_evening_gets_another_default_name() -> None
         assert app.screen.query_one("#name", Input).value == "Ada's table 2"
 
 
+async def test_after_the_end_the_panel_is_not_titled_your_move() -> None:
+    """Issue 30, cosmetics: back at the table after the final scores, the
+    action panel says the match is over, not "Your move"."""
+    from client.tui.widgets.actions import ActionsPanel
+
+    async with running(fakes.ending()) as (app, pilot, _session):
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.screen.query_one(ActionsPanel).border_title == "The end"
+
+
 async def test_a_turn_timer_counts_down() -> None:
     """A prompt with a deadline: the seconds left show, and go down with the clock."""
     now = [1000.0]

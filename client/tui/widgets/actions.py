@@ -124,7 +124,12 @@ class ActionsPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         view = self.view
-        self.border_title = t("actions.title_watch" if view.mode == "watch" else "actions.title")
+        if view.mode in ("reveal", "over"):
+            self.border_title = t("actions.title_over")
+        elif view.mode == "watch":
+            self.border_title = t("actions.title_watch")
+        else:
+            self.border_title = t("actions.title")
         yield Static(prompt_text(view), classes="prompt")
         for choice in view.choices:
             yield Button(
