@@ -91,8 +91,13 @@ def _describe(event: wire.GameEvent, names: Mapping[int, str], me: int | None) -
             "log.revealed", card=card_text(event.card), ranking=_ranking_text(event.ranking)
         )
     if isinstance(event, wire.MatchEnded):
-        winners = Text(", ").join(_who(w, names, me) for w in event.scoring.winners)
-        return rich("log.ended", style="bold", winners=winners)
+        winners = event.scoring.winners
+        others = Text(", ").join(_who(w, names, me) for w in winners if w != me)
+        if me in winners:  # "Won by You." reads badly in every language
+            if len(winners) == 1:
+                return rich("log.ended.you", style="bold")
+            return rich("log.ended.you_shared", style="bold", others=others)
+        return rich("log.ended", style="bold", winners=others)
     return _describe_setup(event, names, me, who, you)
 
 

@@ -327,3 +327,17 @@ async def test_the_final_screen_says_where_you_finished_in_every_language() -> N
         set_language("en")
     async with running(fakes.ending()) as (app, _pilot, _session):
         assert "You finished" in screen_text(app)
+
+
+def test_the_end_of_the_log_says_you_won_not_won_by_you() -> None:
+    """Issue 30, cosmetics: "Won by You." reads badly; the winner reads "You
+    won!", a shared win names the others, everyone else reads who won."""
+    names = {0: "Ada", 1: "Bea", 2: "Cy"}
+    alone = msgspec.structs.replace(examples.SCORING_3P, winners=(0,), decided_by="points")
+    shared = msgspec.structs.replace(examples.SCORING_3P, winners=(0, 2), decided_by="shared")
+    told = describe(wire.MatchEnded(scoring=alone), names, 0)
+    assert told is not None and told.plain == "The match is over. You won!"
+    told = describe(wire.MatchEnded(scoring=shared), names, 0)
+    assert told is not None and told.plain == "The match is over. You share the win with Cy."
+    told = describe(wire.MatchEnded(scoring=alone), names, 1)
+    assert told is not None and told.plain == "The match is over. Won by Ada."
