@@ -549,6 +549,7 @@ class TulipsApp(App[int]):
             since=follow.since,
             timers=follow.signals.seconds(),
             bot_in=follow.signals.bot_in(),
+            join_code=self._join_codes.get(follow.match_id or ""),
         )
 
     def _show(self, name: str) -> None:

@@ -186,6 +186,8 @@ class ActionsView:
     timer: int | None = None  # seconds left on the timer of those waited for
     #: the waiting room's match is open-box (R27)
     open_box: bool = False
+    #: the private match's join code, shown to its host to pass on
+    join_code: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,6 +412,7 @@ def actions_view(
     online: bool = True,
     points: Mapping[wire.Action, int] | None = None,
     timers: Mapping[int, int] | None = None,
+    join_code: str | None = None,
 ) -> ActionsView:
     """What the action panel offers now; ``points`` are the seat's last
     prompt's, by action (:func:`client.options.points_by_action`);
@@ -420,7 +423,7 @@ def actions_view(
     if state is None:
         if summary is None:
             return ActionsView(mode="connecting")
-        return _waiting_room(summary, me, host, names)
+        return _waiting_room(summary, me, host, names, join_code)
     if state.phase == "over":
         mode: Mode = "over" if state.scoring is not None else "reveal"
         return ActionsView(mode=mode, revealed=state.revealed)
@@ -485,9 +488,14 @@ def _last_turn(state: wire.State) -> bool:
 
 
 def _waiting_room(
-    summary: wire.MatchSummary, me: int | None, host: bool, names: Mapping[int, str]
+    summary: wire.MatchSummary,
+    me: int | None,
+    host: bool,
+    names: Mapping[int, str],
+    join_code: str | None = None,
 ) -> ActionsView:
-    """Before the start: the seats taken, who is not here yet, who starts."""
+    """Before the start: the seats taken, who is not here yet, who starts, and
+    for the host of a private match, its code to pass on."""
     taken = sum(1 for s in summary.seats if s.kind != "empty")
     choices: tuple[Choice, ...] = ()
     if host and taken == len(summary.seats) and summary.status == "open":
@@ -506,6 +514,7 @@ def _waiting_room(
         host_name=summary.host,
         missing=missing,
         open_box=summary.open_box,
+        join_code=join_code if host and summary.status == "open" else None,
     )
 
 
@@ -536,6 +545,7 @@ def table_view(
     since: wire.State | None = None,
     timers: Mapping[int, int] | None = None,
     bot_in: Mapping[int, int] | None = None,
+    join_code: str | None = None,
 ) -> TableView:
     """Everything the table screen shows, from what the server sent (``points``:
     what each legal action scores, as the seat's last prompt said; ``since``:
@@ -554,6 +564,7 @@ def table_view(
         online=online,
         points=points,
         timers=timers,
+        join_code=join_code,
     )
     return TableView(
         title=summary.name if summary is not None else "",

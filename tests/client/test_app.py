@@ -385,6 +385,16 @@ async def test_after_the_end_the_panel_is_not_titled_your_move() -> None:
         assert app.screen.query_one(ActionsPanel).border_title == "The end"
 
 
+async def test_the_host_of_a_private_match_is_shown_its_join_code() -> None:
+    """Issue 30, hosting: the waiting room shows the host the code to pass on."""
+    async with running(fakes.waiting_room()) as (app, pilot, _session):
+        assert "Join code" not in screen_text(app)
+        app._join_codes[fakes.MATCH] = "tulip"
+        app._render_table()
+        await pilot.pause()
+        assert "Join code: tulip" in screen_text(app)
+
+
 async def test_a_turn_timer_counts_down() -> None:
     """A prompt with a deadline: the seconds left show, and go down with the clock."""
     now = [1000.0]

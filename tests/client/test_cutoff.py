@@ -145,6 +145,19 @@ def _feed(*messages: object) -> Step:
     return step
 
 
+def _join_code(code: str) -> Step:
+    """The host created the match with this join code (as the new-match form does)."""
+
+    async def step(pilot: Pilot[Any], session: fakes.ScriptedSession) -> None:
+        app = pilot.app
+        assert isinstance(app, TulipsApp)
+        app._join_codes[MATCH] = code
+        app._render_table()
+        await pilot.pause()
+
+    return step
+
+
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
     return wire.Event(match=MATCH, seq=seq, event=event)
 
@@ -173,6 +186,7 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "new-match": (list, {"matches": fakes.lobby_matches()}, (_press("n"),)),
     "join-code": (list, {"matches": fakes.lobby_matches()}, (_press("j"),)),
     "waiting-room": (fakes.waiting_room, {}, ()),
+    "waiting-room-code": (fakes.waiting_room, {}, (_join_code("tulip-garden-2026"),)),
     "opening": (fakes.opening, {}, ()),
     "opening-done": (fakes.opening, {}, (OPENING_DONE,)),
     "others-turn": (lambda: fakes.mid_game()[:-3], {}, ()),

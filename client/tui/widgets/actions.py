@@ -63,6 +63,10 @@ def prompt_text(view: ActionsView) -> Text:
             text.append("\n")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")
+        if view.join_code is not None:
+            code = Text(view.join_code, style="bold reverse")
+            text.append_text(rich("actions.join_code", code=code))
+            text.append("\n")
         if view.choices:
             text.append(t("actions.host_start"), style="dim")
         elif view.host:
