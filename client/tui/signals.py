@@ -86,7 +86,11 @@ def presence_lines(
     old: wire.MatchSummary | None, new: wire.MatchSummary, names: Mapping[int, str], me: int | None
 ) -> list[Text]:
     """How the people at the table came and went between two summaries, in words."""
-    if old is None or old.match != new.match or new.status != "running":
+    if old is None or old.match != new.match:
+        return []
+    if new.status == "open" and old.status == "open":
+        return _seating_lines(old, new, me)
+    if new.status != "running":
         return []
     before = {info.seat: info for info in old.seats}
     lines = []
@@ -105,4 +109,19 @@ def presence_lines(
                 lines.append(rich("log.away_plain", style="italic", who=who))
         elif info.connected and not was.connected:
             lines.append(rich("log.back", style="italic", who=who))
+    return lines
+
+
+def _seating_lines(old: wire.MatchSummary, new: wire.MatchSummary, me: int | None) -> list[Text]:
+    """In the waiting room: who took a seat, and who left one."""
+    lines = []
+    for was, now in zip(old.seats, new.seats, strict=False):
+        if now.seat == me or was.kind == now.kind == "empty":
+            continue
+        if was.kind == "empty" and now.kind == "human":
+            who = Text(now.name or "?", style="bold")
+            lines.append(rich("log.took_seat", style="italic", who=who, n=now.seat + 1))
+        elif was.kind == "human" and now.kind == "empty":
+            who = Text(was.name or "?", style="bold")
+            lines.append(rich("log.left_seat", style="italic", who=who))
     return lines

@@ -395,6 +395,22 @@ async def test_the_host_of_a_private_match_is_shown_its_join_code() -> None:
         assert "Join code: tulip" in screen_text(app)
 
 
+async def test_the_waiting_room_log_says_who_sits_down_and_who_leaves() -> None:
+    """Issue 30, hosting: everyone sees who joins and leaves before the start."""
+    open_seats = (*fakes.THREE_SEATS[:2], wire.SeatInfo(seat=2, kind="empty"))
+    bea = wire.SeatInfo(seat=2, kind="human", name="Bea", connected=True)
+    async with running(fakes.waiting_room()) as (app, pilot, session):
+        summary = fakes.summary("open", seats=(*open_seats[:2], bea), name="Ada vs bots")
+        session.feed(wire.MatchUpdate(match=summary))
+        await settle(pilot, session)
+        session.feed(
+            wire.MatchUpdate(match=fakes.summary("open", seats=open_seats, name="Ada vs bots"))
+        )
+        await settle(pilot, session)
+    told = [line.plain for line in app.follow.log]
+    assert told[-2:] == ["Bea takes seat 3.", "Bea left the table."]
+
+
 async def test_a_turn_timer_counts_down() -> None:
     """A prompt with a deadline: the seconds left show, and go down with the clock."""
     now = [1000.0]
