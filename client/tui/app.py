@@ -118,6 +118,8 @@ class Plan:
     interfaces: tuple[str, ...] = ()
     #: the ``wss://`` server's certificate must have this fingerprint
     fingerprint: str | None = None
+    #: ring the terminal's bell when it is the player's move (``--no-bell``: not)
+    bell: bool = True
 
 
 #: Follows the LAN: the servers found, again whenever they change.
@@ -458,7 +460,8 @@ class TulipsApp(App[int]):
             follow.turn_timer(message)
         elif follow.prompt(message):
             self.picking = False
-            self.bell()
+            if self.plan.bell:
+                self.bell()
 
     def _take_snapshot(self, message: wire.Snapshot) -> None:
         follow = self.follow

@@ -142,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--lang", type=_language, metavar="LANG", default=None, help=t("cli.help.lang")
     )
+    common.add_argument("--no-bell", action="store_true", help=t("cli.help.no_bell"))
     parser = argparse.ArgumentParser(prog="tulips", description=t("cli.description"))
     add_version_flag(parser, t("cli.help.version"))
     commands = parser.add_subparsers(
@@ -267,22 +268,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .localserver import LocalServer
 
     local = None
+    bell = not args.no_bell
     if args.command == "play":
         local = LocalServer(bot_delay=args.bot_delay)
-        plan = Plan(name=name, local=local, quick=QuickMatch(args.players, args.strength))
+        plan = Plan(
+            name=name, local=local, quick=QuickMatch(args.players, args.strength), bell=bell
+        )
     elif args.url is None:
         plan = Plan(
             name=name,
             discover=True,
             interfaces=tuple(args.interface),
             fingerprint=args.fingerprint,
+            bell=bell,
         )
     else:
         why = unreachable(args.url)
         if why is not None:
             print(f"tulips: {why}", file=sys.stderr)
             return 1
-        plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint)
+        plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint, bell=bell)
     identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
     # its terminal gone, the client ends within a second, and its local server first
     hangup = HangupGuard(functools.partial(local.stop, 0.2) if local is not None else None)

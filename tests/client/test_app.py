@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import msgspec
+import pytest
 from textual.widgets import Input
 
 import protocol as wire
@@ -409,6 +410,27 @@ async def test_the_waiting_room_log_says_who_sits_down_and_who_leaves() -> None:
         await settle(pilot, session)
     told = [line.plain for line in app.follow.log]
     assert told[-2:] == ["Bea takes seat 3.", "Bea left the table."]
+
+
+async def test_the_bell_rings_for_your_move_unless_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30: a setting turns the bell off (``--no-bell``, Plan.bell)."""
+    from client.tui.cli import _parser
+
+    assert _parser().parse_args(["play", "--no-bell"]).no_bell
+    assert not _parser().parse_args(["connect", "ws://127.0.0.1:1"]).no_bell
+    rung: list[bool] = []
+    monkeypatch.setattr(TulipsApp, "bell", lambda self: rung.append(self.plan.bell))
+    for bell, rings in ((True, 1), (False, 0)):
+        rung.clear()
+        session = fakes.ScriptedSession(fakes.mid_game())
+        app = TulipsApp(
+            Plan(name="Ada", url=URL, bell=bell), sessions=fakes.factory(session), reveal_delay=0
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, session)
+        assert len(rung) == rings
 
 
 async def test_a_turn_timer_counts_down() -> None:
