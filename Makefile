@@ -28,14 +28,16 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(BIN)/lint-imports
 
-# -n auto: one worker per core (pytest-xdist); --durations names the slowest tests.
+# -n auto: one worker per core (pytest-xdist), an idle one taking tests from a busy
+# one (worksteal: a long test started late does not hold the run up while the
+# other worker waits); --durations names the slowest tests.
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not alone" -n auto --durations=15
+	$(BIN)/python -m pytest -q -m "not slow and not alone" -n auto --dist worksteal --durations=15
 	$(BIN)/python -m pytest -q -m "not slow and alone"
 
 # Soak, sweep and load tests (a few minutes); CI runs them after `make test`.
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m "slow and not alone" -n auto --durations=15
+	$(BIN)/python -m pytest -q -m "slow and not alone" -n auto --dist worksteal --durations=15
 	$(BIN)/python -m pytest -q -m "slow and alone"
 
 bench: $(STAMP)
