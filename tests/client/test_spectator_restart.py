@@ -5,7 +5,6 @@ real server, stopped and started again on the same data directory and port."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from client.sdk import connect
@@ -40,7 +39,8 @@ async def test_a_spectator_after_a_restart_counts_the_timer_that_runs_now(
         name="Timed", seats=2, bots=[(1, "easy")], first_seat=0, turn_timer=TIMER
     )
     await ada.start()
-    app = TulipsApp(Plan(name="Bea", url=url), reveal_delay=0)
+    now = [1000.0]  # Bea's clock, moved by hand: the server's runs as it will
+    app = TulipsApp(Plan(name="Bea", url=url), reveal_delay=0, clock=lambda: now[0])
     second: TulipsServer | None = None
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -48,7 +48,7 @@ async def test_a_spectator_after_a_restart_counts_the_timer_that_runs_now(
             await until(pilot, lambda: "Timed" in screen_text(app), what="the match")
             await pilot.press("w")
             await until(pilot, lambda: 0 in app.follow.signals.seconds(), what="Ada's timer")
-            await asyncio.sleep(3.0)  # the old timer is 3 s down
+            now[0] += 3.0  # on Bea's clock the old timer is 3 s down (and goes on)
             await ada.close()
             await first.stop()
             await until(pilot, lambda: not app.online, what="the lost connection")
