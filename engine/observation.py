@@ -9,16 +9,24 @@ hidden parts for a player: the server sends only what passes through here.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import Action, ActionKind, TurnAction
 from .cards import COLOURS, Card, Colour
 from .events import PRIVATE_FIELDS, Event
-from .match import Match, Phase
+from .match import Match, Phase, climb
 from .ruleset import Ruleset
 from .scoring import FinalScoring, action_points
 
-__all__ = ["Observation", "SeatView", "observe", "project_event", "prompt_choices"]
+__all__ = [
+    "Observation",
+    "SeatView",
+    "observe",
+    "project_event",
+    "prompt_choices",
+    "prompt_rankings",
+]
 
 _TURN = Phase.TURN  # a module global: EnumType.__getattr__ makes Phase.TURN slow (3.11)
 _OPENING_KIND = ActionKind.OPENING
@@ -157,3 +165,30 @@ def prompt_choices(match: Match, seat: int) -> tuple[tuple[Action, ...], tuple[i
     drawn = m._drawn if m._phase is Phase.TURN and m._active == seat else None
     ranking = m._ranking
     return legal, tuple(action_points(m.ruleset, ranking, drawn, action) for action in legal)
+
+
+_FACE_UP = ActionKind.ADD_FACE_UP
+
+
+def prompt_rankings(
+    match: Match, seat: int, legal: Sequence[Action]
+) -> tuple[tuple[Colour, ...] | None, ...]:
+    """For each of ``legal`` (``seat``'s legal actions, in order), the festival's
+    ranking, 1st first, once that action is played: for an ADD face up, the
+    ranking after ``seat``'s drawn card joins the festival (R16, R8: its colour
+    goes above every colour it ties with); None for every other action, whose
+    effect on the ranking is none (R14, R15) or hidden (a secret card counts
+    only once revealed at the end, R19).
+
+    It reads only what ``seat`` may know (:func:`observe`): the face-up totals
+    and ranking, which are public, and its own drawn card."""
+    m = match
+    drawn = m._drawn if m._phase is _TURN and m._active == seat else None
+    after: tuple[Colour, ...] | None = None
+    if drawn is not None and any(action.kind is _FACE_UP for action in legal):
+        ranking = list(m._ranking)
+        totals = dict(m._totals)
+        totals[drawn.colour] += drawn.value
+        climb(ranking, totals, drawn.colour)
+        after = tuple(ranking)
+    return tuple(after if action.kind is _FACE_UP else None for action in legal)

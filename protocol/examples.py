@@ -150,6 +150,7 @@ SNAPSHOT_4P = Snapshot(
 )
 
 #: Seat 1's prompt at :data:`SNAPSHOT_4P`: pink, 4th, keeps for 2 (R14); adding scores 0.
+#: Face up, the pink 4 makes pink 7, past orange's 6 and blue's 4: pink 2nd (R8).
 PROMPT_4P = Prompt(
     match=MATCH,
     seq=79,
@@ -157,6 +158,7 @@ PROMPT_4P = Prompt(
     actions=(Keep(), AddFaceUp(), AddSecret()),
     deadline=58.5,
     points=(2, 0, 0),
+    rankings=(None, ("purple", "pink", "orange", "blue"), None),
 )
 
 #: A typical action: give the drawn card to seat 2, with a request id.

@@ -53,6 +53,7 @@ from .types import (
     Name,
     PlayedBy,
     Points,
+    Ranking,
     RequestId,
     Seat,
     SeatAction,
@@ -547,7 +548,8 @@ class Event(_Notice, frozen=True, kw_only=True, tag="event"):
 
 class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
     """It is your turn to act: choose one of ``actions`` and send ``act``;
-    ``points`` says what each one scores at once."""
+    ``points`` says what each one scores at once, ``rankings`` where each
+    face-up add would put the festival's colours."""
 
     sent_to = "the seat that must act (during the opening, every seat)"
 
@@ -566,6 +568,18 @@ class Prompt(_Notice, frozen=True, kw_only=True, tag="prompt"):
             description="the points each action scores at once (R14, R15, R17), aligned "
             "with `actions`: `points[i]` is what `actions[i]` scores (0 for `add` and "
             "`opening`); added within version 1, so absent from older servers",
+        ),
+    ] = ()
+    rankings: Annotated[
+        tuple[Ranking | None, ...],
+        Meta(
+            max_length=MAX_LIST_LENGTH,
+            description="the festival's ranking, 1st first, that each action would make "
+            "(R16, R8), aligned with `actions`: for an `add_face_up`, the ranked colours "
+            "once the drawn card is face up (its colour goes above every colour it ties "
+            "with); null for every other action. Only face-up cards count: a secret card "
+            "counts once revealed at the end (R19), which no preview foresees. Added "
+            "within version 1, so absent (empty) from older servers",
         ),
     ] = ()
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import protocol as wire
 from engine import Action, EngineError, Event, Match, Ruleset, observe
-from engine.observation import prompt_choices
+from engine.observation import prompt_choices, prompt_rankings
 from engine.record import action_to_data
 from protocol import ErrorCode, PlayedBy
 
@@ -569,9 +569,10 @@ class MatchCore:
     def _prompt(self, seat: int) -> bytes:
         assert self.match is not None
         legal, points = prompt_choices(self.match, seat)
+        rankings = prompt_rankings(self.match, seat, legal)
         timer = self._decisions.timers.get(seat)
         deadline = _left(timer[1], self._now) if timer is not None else None
-        return views.prompt_frame(self.id, len(self.log), seat, legal, points, deadline)
+        return views.prompt_frame(self.id, len(self.log), seat, legal, points, deadline, rankings)
 
     def _start_turn_timer(self, seat: int, outs: list[Output]) -> bool:
         """Start the seat's turn timer, if the match has one; whether it did."""

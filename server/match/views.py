@@ -339,9 +339,11 @@ def prompt_frame(
     legal: Sequence[engine.Action],
     points: Sequence[int],
     deadline: float | None,
+    rankings: Sequence[Sequence[engine.Colour] | None] = (),
 ) -> bytes:
-    """The prompt for ``seat``: its legal actions and what each scores at once
-    (R14–R17), as that seat's observation has them, encoded."""
+    """The prompt for ``seat``: its legal actions, what each scores at once
+    (R14–R17) and, for a face-up add, the ranking it would make (R8, R16), as
+    that seat's observation has them, encoded."""
     return wire.encode(
         wire.Prompt(
             match=match_id,
@@ -350,6 +352,9 @@ def prompt_frame(
             actions=tuple([action_to_wire(a) for a in legal]),
             deadline=deadline,
             points=tuple(points),
+            rankings=tuple(
+                None if r is None else cast(Any, tuple(c.value for c in r)) for r in rankings
+            ),
         )
     )
 
