@@ -6,6 +6,11 @@ scores at once.
 they never work them out, so they need no rules. A server of version 1 from
 before the field sends no points: then every option's ``points`` is None,
 and a client shows none (it does not guess).
+
+``prompt.rankings`` is aligned the same way: for a face-up add, the
+festival's ranking that add would make (R8: ties go above), worked out by
+the server; :func:`rankings_by_action` looks them up, and a client without
+them shows no preview.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 
 import protocol as wire
 
-__all__ = ["Option", "options", "points_by_action"]
+__all__ = ["Option", "options", "points_by_action", "rankings_by_action"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,3 +50,16 @@ def points_by_action(prompt: wire.Prompt | None) -> Mapping[wire.Action, int]:
     if prompt is None:
         return {}
     return {o.action: o.points for o in options(prompt) if o.points is not None}
+
+
+def rankings_by_action(prompt: wire.Prompt | None) -> Mapping[wire.Action, tuple[wire.Colour, ...]]:
+    """The ranking each of the prompt's face-up adds would make, by action;
+    empty without a prompt, without rankings, or when they do not line up
+    with the actions (then none is trusted)."""
+    if prompt is None or len(prompt.rankings) != len(prompt.actions):
+        return {}
+    return {
+        action: ranking
+        for action, ranking in zip(prompt.actions, prompt.rankings, strict=True)
+        if ranking is not None
+    }

@@ -549,6 +549,7 @@ class TulipsApp(App[int]):
             acting=follow.acting,
             seconds_left=follow.seconds_left(),
             points=follow.points(),
+            rankings=follow.rankings(),
             since=follow.since,
             timers=follow.signals.seconds(),
             bot_in=follow.signals.bot_in(),

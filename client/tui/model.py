@@ -31,7 +31,7 @@ from typing import Literal
 from rich.text import Text
 
 import protocol as wire
-from client.options import points_by_action
+from client.options import points_by_action, rankings_by_action
 
 from .fold import apply_event, with_prompt
 from .narrate import describe
@@ -195,6 +195,11 @@ class Follow:
         """What each legal action scores at once, as the last prompt said
         (empty when the server did not say)."""
         return points_by_action(self.last_prompt)
+
+    def rankings(self) -> Mapping[wire.Action, tuple[wire.Colour, ...]]:
+        """The ranking each face-up add would make (R8), as the last prompt
+        said (empty when the server did not say)."""
+        return rankings_by_action(self.last_prompt)
 
     def seconds_left(self) -> int | None:
         """Whole seconds before the turn timer plays for us, if one runs."""

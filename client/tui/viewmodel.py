@@ -14,8 +14,9 @@ moved scores. Absent players' countdowns and every seat's turn timer come in
 as whole seconds (:mod:`client.tui.signals`); the views only carry them.
 
 What a choice scores comes from the seat's last prompt (``prompt.points``,
-looked up by action with :func:`client.options.points_by_action`); the view
-never works it out, and shows none when the server does not say. The
+looked up by action with :func:`client.options.points_by_action`), and so
+does where a face-up add puts the colour (``prompt.rankings``); the view
+never works either out, and shows none when the server does not say. The
 festival's rows show the festival cards' own numbers (``state.points``) for
 each colour's rank, the way the printed cards lie on the table: a legend, not
 a sum.
@@ -42,6 +43,7 @@ __all__ = [
     "MajorityLine",
     "Mode",
     "PlayerRow",
+    "RankMove",
     "RankRow",
     "ScoreRow",
     "TableView",
@@ -137,6 +139,16 @@ class PlayerRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RankMove:
+    """Where a face-up add would put the drawn card's colour (R8), as the
+    server said: its rank now and after (0 for 1st; None: unranked now)."""
+
+    colour: wire.Colour
+    before: int | None
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """Something the player can do now, with the key that does it."""
 
@@ -147,6 +159,8 @@ class Choice:
     card: wire.Card | None = None  # the opening: the card that goes face down …
     other: wire.Card | None = None  # … and the one that goes to the bouquet
     name: str | None = None
+    #: a face-up add: the colour's rank before and after, when the prompt said
+    ranking: RankMove | None = None
 
 
 Mode = Literal[
@@ -188,6 +202,8 @@ class ActionsView:
     open_box: bool = False
     #: the private match's join code, shown to its host to pass on
     join_code: str | None = None
+    #: the cards left in the deck, shown while the player places a card (R18)
+    deck: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,8 +359,27 @@ def player_rows(
 _TURN_KEYS = {"keep": "k", "give": "g", "add_face_up": "f", "add_secret": "s"}
 
 
+def _rank_move(
+    state: wire.State, action: wire.Action, rankings: Mapping[wire.Action, Sequence[wire.Colour]]
+) -> RankMove | None:
+    """The drawn colour's rank now and after ``action``, from the ranking the
+    prompt says it makes; None when it said none (or none that ranks the colour)."""
+    after = rankings.get(action)
+    if after is None or state.drawn is None:
+        return None
+    colour = wire.card_colour(state.drawn)
+    if colour not in after:
+        return None
+    before = state.ranking.index(colour) if colour in state.ranking else None
+    return RankMove(colour, before, list(after).index(colour))
+
+
 def _turn_choices(
-    state: wire.State, names: Mapping[int, str], picking: bool, points: Mapping[wire.Action, int]
+    state: wire.State,
+    names: Mapping[int, str],
+    picking: bool,
+    points: Mapping[wire.Action, int],
+    rankings: Mapping[wire.Action, Sequence[wire.Colour]],
 ) -> tuple[Choice, ...]:
     actions = state.legal_actions
     gives = [a for a in actions if isinstance(a, wire.Give)]
@@ -380,7 +415,15 @@ def _turn_choices(
                     choices.append(Choice("g", "choice.give", None, _common(gives, points)))
             continue
         kind = _kind(action)
-        choices.append(Choice(_TURN_KEYS[kind], f"choice.{kind}", action, points.get(action)))
+        choices.append(
+            Choice(
+                _TURN_KEYS[kind],
+                f"choice.{kind}",
+                action,
+                points.get(action),
+                ranking=_rank_move(state, action, rankings),
+            )
+        )
     return tuple(choices)
 
 
@@ -413,9 +456,10 @@ def actions_view(
     points: Mapping[wire.Action, int] | None = None,
     timers: Mapping[int, int] | None = None,
     join_code: str | None = None,
+    rankings: Mapping[wire.Action, Sequence[wire.Colour]] | None = None,
 ) -> ActionsView:
-    """What the action panel offers now; ``points`` are the seat's last
-    prompt's, by action (:func:`client.options.points_by_action`);
+    """What the action panel offers now; ``points`` and ``rankings`` are the
+    seat's last prompt's, by action (:mod:`client.options`);
     ``timers`` the seconds left on each seat's turn timer. Offline, a seat is
     offered nothing: a choice could not be sent, and the decision may have
     changed by the time it could (the prompt comes again once back)."""
@@ -462,9 +506,10 @@ def actions_view(
         return ActionsView(
             mode="give" if picking and gives else "turn",
             drawn=state.drawn,
-            choices=_turn_choices(state, names, picking, points or {}),
+            choices=_turn_choices(state, names, picking, points or {}, rankings or {}),
             second_card=state.used is not None,
             last_turn=_last_turn(state),
+            deck=state.deck_count,
         )
     return ActionsView(mode="wait", waiting_for=waiting, timer=timer)
 
@@ -542,13 +587,15 @@ def table_view(
     acting: bool = False,
     seconds_left: int | None = None,
     points: Mapping[wire.Action, int] | None = None,
+    rankings: Mapping[wire.Action, Sequence[wire.Colour]] | None = None,
     since: wire.State | None = None,
     timers: Mapping[int, int] | None = None,
     bot_in: Mapping[int, int] | None = None,
     join_code: str | None = None,
 ) -> TableView:
     """Everything the table screen shows, from what the server sent (``points``:
-    what each legal action scores, as the seat's last prompt said; ``since``:
+    what each legal action scores, as the seat's last prompt said; ``rankings``:
+    the ranking each face-up add makes, as it said; ``since``:
     the state the marks compare with; ``timers`` and ``bot_in``: seconds left
     on each seat's turn timer and until a bot plays for each absent player)."""
     if summary is not None and timers:  # a bot plays those seats: their timers mean nothing
@@ -565,6 +612,7 @@ def table_view(
         points=points,
         timers=timers,
         join_code=join_code,
+        rankings=rankings,
     )
     return TableView(
         title=summary.name if summary is not None else "",

@@ -242,6 +242,8 @@ def mid_game() -> list[object]:
                 wire.AddSecret(),
             ),
             points=(1, 5, 5, 5, 0, 0),  # orange is 3rd: keep 1 (R14), give 1 + 4 (R15)
+            # face up, orange 6 + 4 = 10 passes purple's 9: 3rd → 1st (R8)
+            rankings=(None, None, None, None, ("orange", "purple", "blue", "pink"), None),
         ),
     ]
 

@@ -176,6 +176,25 @@ SECOND_CARD = _feed(
             wire.AddFaceUp(),
         ),
         points=(5, 5, 5, 0),
+        rankings=(None, None, None, ("blue", "purple", "orange", "pink")),  # 2nd → 1st (R8)
+    ),
+)
+#: the second card a pink 2: face up, pink 3 + 2 = 5 stays under orange's 6 (R8)
+SECOND_CARD_STAYS = _feed(
+    _event(98, wire.CardKept(seat=1, card="orange-4", points=1)),
+    _event(99, wire.CardDrawn(seat=1, card="pink-2", deck_count=20)),
+    wire.Prompt(
+        match=MATCH,
+        seq=99,
+        seat=1,
+        actions=(
+            wire.Give(to_seat=0),
+            wire.Give(to_seat=2),
+            wire.Give(to_seat=3),
+            wire.AddFaceUp(),
+        ),
+        points=(2, 2, 2, 0),
+        rankings=(None, None, None, ("purple", "blue", "orange", "pink")),
     ),
 )
 OPENING_DONE = _feed(_event(6, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3")))
@@ -193,6 +212,7 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "first-card": (fakes.mid_game, {}, ()),
     "give": (fakes.mid_game, {}, (_press("g"),)),
     "second-card": (fakes.mid_game, {}, (_press("k"), SECOND_CARD)),
+    "second-card-stays": (fakes.mid_game, {}, (_press("k"), SECOND_CARD_STAYS)),
     "chat": (fakes.mid_game, {}, (_press("c"),)),
     "help": (fakes.mid_game, {}, (_press("question_mark"),)),
     "watching": (fakes.spectator, {}, ()),

@@ -12,9 +12,9 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Button, Static
 
-from ..cards import card_text, cards_text
-from ..i18n import rich, t
-from ..viewmodel import ActionsView, Choice
+from ..cards import card_text, cards_text, colour_tag
+from ..i18n import rich, t, tn
+from ..viewmodel import ActionsView, Choice, RankMove
 
 __all__ = ["ActionsPanel"]
 
@@ -25,8 +25,26 @@ def _points(points: int | None) -> Text:
     return Text("  " + t("actions.points", points=points), style="bold green" if points else "dim")
 
 
+def _rank(rank: int | None) -> str:
+    return t("rank.none") if rank is None else t(f"rank.{rank + 1}")
+
+
+def ranking_text(move: RankMove | None) -> Text:
+    """``  ♥ → 2nd`` (``  ♥ stays 4th``): where a face-up add puts the colour
+    (R8), or nothing."""
+    if move is None:
+        return Text()
+    colour = colour_tag(move.colour)
+    if move.before == move.after:
+        text = rich("actions.ranking_same", colour=colour, rank=_rank(move.after))
+    else:
+        text = rich("actions.ranking", colour=colour, after=_rank(move.after))
+    return Text("  ") + text
+
+
 def choice_label(choice: Choice) -> Text:
-    """``k  Keep  +2``: the key, what it does, what it scores."""
+    """``k  Keep  +2``: the key, what it does, what it scores (and for a
+    face-up add, where it puts the colour: ``♥ → 2nd``)."""
     key = t(f"keyname.{choice.key}") if not choice.key.isdigit() else choice.key
     label = Text.assemble((f" {key} ", "bold reverse"), " ")
     if choice.card is not None and choice.other is not None:
@@ -37,7 +55,10 @@ def choice_label(choice: Choice) -> Text:
         label.append_text(rich(choice.label, name=Text(choice.name, style="bold")))
     else:
         label.append(t(choice.label))
-    return label + _points(choice.points)
+    if choice.ranking is not None and not choice.points:
+        # an add scores nothing (R16): its ranking says more in the room left
+        return label + ranking_text(choice.ranking)
+    return label + _points(choice.points) + ranking_text(choice.ranking)
 
 
 def _waiting(names: tuple[str, ...], timer: int | None = None) -> Text:
@@ -97,6 +118,9 @@ def prompt_text(view: ActionsView) -> Text:
         text.append("  ")
         if view.drawn is not None:
             text.append_text(card_text(view.drawn, big=True))
+        if view.deck is not None:
+            text.append("  ")
+            text.append(tn("actions.deck", view.deck, count=view.deck), style="dim")
         if mode == "give" and view.drawn is not None:
             text.append("\n")
             text.append_text(rich("actions.give_whom", card=card_text(view.drawn)))
