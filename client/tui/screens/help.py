@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
@@ -94,3 +95,9 @@ class HelpScreen(ModalScreen[None]):
         page = self.query_one("#help")
         page.border_title = t("help.title")
         page.focus()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click beside the page closes it, as Esc does: the mouse's way out
+        (a click on the page itself is for scrolling it)."""
+        if event.widget is self:
+            self.dismiss()
