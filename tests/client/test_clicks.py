@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, DataTable
 
 import protocol as wire
+from client.tui.app import TulipsApp
 from client.tui.screens.dialogs import ConfirmQuitScreen, CreateMatchScreen, JoinCodeScreen
 from client.tui.screens.final import FinalScreen
 from client.tui.screens.help import HelpScreen
@@ -39,7 +40,14 @@ async def click(pilot: Pilot[Any], widget: Any) -> None:
     await pilot.pause()
 
 
+def mode(app: TulipsApp) -> str | None:
+    """The actions panel's mode now."""
+    view = app.table_screen.view
+    return view.actions.mode if view is not None else None
+
+
 def acts(session: fakes.ScriptedSession) -> list[tuple[wire.Action, int | None]]:
+    """Every action the app sent, with the seq it sent it at."""
     return [(args[0], kw["seq"]) for kind, args, kw in session.requests if kind == "act"]
 
 
@@ -55,9 +63,9 @@ async def test_give_clicked_opens_the_receivers_and_back_and_a_receiver_click() 
     """g opens the receivers; "back" closes them; a receiver gives to that seat."""
     async with running(fakes.mid_game()) as (app, pilot, session):
         await click(pilot, option(pilot, "g"))
-        assert app.table_screen.view is not None and app.table_screen.view.actions.mode == "give"
+        assert mode(app) == "give"
         await click(pilot, option(pilot, "escape"))
-        assert app.table_screen.view.actions.mode == "turn"
+        assert mode(app) == "turn"
         await click(pilot, option(pilot, "g"))
         await click(pilot, option(pilot, "3"))
         assert acts(session) == [(wire.Give(to_seat=2), 97)]
