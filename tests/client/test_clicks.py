@@ -155,3 +155,15 @@ async def test_the_final_screen_s_buttons() -> None:
         lobby = next(b for b in app.screen.query(Button) if "lobby" in str(b.label).lower())
         await click(pilot, lobby)
         await until(pilot, lambda: ("leave", (), {}) in session.requests)
+
+
+async def test_the_final_screen_s_replay_button_opens_the_replay() -> None:
+    """Replay opens the replay viewer on this match, which asks for its events."""
+    from client.tui.screens.replay import ReplayScreen
+
+    answer = fakes.replay_pages(fakes.short_match(), match=fakes.MATCH)
+    async with running(fakes.ending(), replay=answer) as (app, pilot, session):
+        button = next(b for b in app.screen.query(Button) if "replay" in str(b.label).lower())
+        await click(pilot, button)
+        assert isinstance(app.screen, ReplayScreen)
+        await until(pilot, lambda: any(kind == "replay" for kind, _a, _k in session.requests))
