@@ -130,7 +130,7 @@ def _rematch_table() -> tuple[Driver, Conn, Conn]:
 
 
 def test_a_rematch_shows_whose_kept_seat_is_not_accepted_yet_and_stores_it() -> None:
-    driver, ada, cy = _rematch_table()
+    driver, ada, _cy = _rematch_table()
     assert [s.get("reserved", False) for s in _seats(ada)] == [False, True, False, False]
     row = driver.stored_row()
     assert row is not None and [s.reserved for s in row.seats] == [False, True, False, False]
@@ -170,7 +170,7 @@ def test_a_start_without_the_absent_that_cannot_be_stored_leaves_the_table_as_it
 
 
 def test_the_players_see_the_spectators_come_and_go() -> None:
-    driver, ada, bea = _open(3)
+    driver, ada, _bea = _open(3)
     eve = driver.connect("Eve")
     driver.do(c.Watch(eve.number, eve.who, None, driver.request_id()))
     summary = ada.last("match_update")["match"]

@@ -61,5 +61,6 @@ async def test_a_bot_the_host_added_is_there_after_a_restart(tmp_path: Path) -> 
         update = await again.next(lambda m: m["type"] == "match_update")
         assert update["match"]["match"] == created["match"]
         seats = update["match"]["seats"]
-        assert (seats[2]["kind"], seats[2]["strength"], seats[1]["kind"]) == ("bot", "hard", "empty")
+        kinds = (seats[2]["kind"], seats[2]["strength"], seats[1]["kind"])
+        assert kinds == ("bot", "hard", "empty")
         await again.close()
