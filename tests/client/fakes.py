@@ -601,3 +601,19 @@ def replay_pages(
         )
 
     return answer  # type: ignore[return-value]
+
+
+def rematch_waiting_room() -> list[object]:
+    """Ada hosting a rematch: Bea's seat is kept but she has not accepted,
+    a bot holds seat 2, and two people watch."""
+    seats = (
+        THREE_SEATS[0],
+        wire.SeatInfo(seat=1, kind="human", name="Bea", reserved=True),
+        THREE_SEATS[2],
+    )
+    return [
+        wire.Joined(match=MATCH, seat=0, host=True),
+        wire.MatchUpdate(
+            match=summary("open", seats=seats, name="Rematch", spectators=2, watching=("Cy", "Dee"))
+        ),
+    ]

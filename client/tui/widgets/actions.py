@@ -74,7 +74,7 @@ def prompt_text(view: ActionsView) -> Text:
             code = Text(view.join_code, style="bold reverse")
             text.append_text(rich("actions.join_code", code=code))
             text.append("\n")
-        if any(choice.key == "s" for choice in view.choices):
+        if any(choice.key == "s" for choice in view.choices) and not view.not_accepted:
             text.append(t("actions.host_start"), style="dim")
         elif view.host:
             text.append(t("actions.host_wait"), style="dim")
