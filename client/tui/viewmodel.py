@@ -501,7 +501,7 @@ def _waiting_room(
     """Before the start: the seats taken, who is not here yet, who starts, and
     for the host of a private match, its code to pass on."""
     taken = sum(1 for s in summary.seats if s.kind != "empty")
-    here = sum(1 for s in summary.seats if s.kind == "bot" or (s.kind == "human" and not s.reserved))
+    here = sum(s.kind == "bot" or (s.kind == "human" and not s.reserved) for s in summary.seats)
     choices: list[Choice] = []
     if host and summary.status == "open":
         if taken == len(summary.seats):

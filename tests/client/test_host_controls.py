@@ -63,7 +63,7 @@ async def test_the_host_removes_a_seat_chosen_from_the_others() -> None:
 async def test_a_guest_gets_no_host_keys() -> None:
     script = fakes.waiting_room()
     script[0] = wire.Joined(match=fakes.MATCH, seat=0, host=False)
-    async with running(script) as (app, pilot, session):
+    async with running(script) as (app, pilot, _session):
         assert "Add a bot" not in screen_text(app)
         await pilot.press("b")
         await pilot.pause()
