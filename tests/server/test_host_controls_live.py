@@ -5,6 +5,7 @@ restart on the same database."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from ..storage.helpers import in_process
@@ -64,3 +65,38 @@ async def test_a_bot_the_host_added_is_there_after_a_restart(tmp_path: Path) -> 
         kinds = (seats[2]["kind"], seats[2]["strength"], seats[1]["kind"])
         assert kinds == ("bot", "hard", "empty")
         await again.close()
+
+
+async def _play_to_the_end(client: RawClient) -> None:
+    """Answer every prompt with its first action until the match ends."""
+    while True:
+        message = await client.next(lambda m: m["type"] in ("prompt", "event"), timeout=20)
+        if message["type"] == "prompt":
+            await client.send("act", action=message["actions"][0], seq=message["seq"])
+        elif message["event"]["kind"] == "match_ended":
+            return
+
+
+async def test_a_rematch_shows_who_has_not_accepted_and_starts_with_those_who_came() -> None:
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        bea = await RawClient.open(running.url, "Bea")
+        created = await ada.request("create_match", name="t", seats=3, bots=[{"seat": 2}])
+        assert (await bea.request("join", match=created["match"]))["seat"] == 1
+        assert (await ada.request("start"))["type"] == "ok"
+        await asyncio.gather(_play_to_the_end(ada), _play_to_the_end(bea))
+        rematch = await ada.request("play_again")
+        offer = await bea.next(lambda m: m["type"] == "rematch")
+        assert offer["rematch"] == rematch["match"]
+        update = await ada.next(
+            lambda m: m["type"] == "match_update" and m["match"]["match"] == rematch["match"]
+        )
+        kept = [seat.get("reserved", False) for seat in update["match"]["seats"]]
+        assert kept == [False, True, False]  # Bea has not accepted
+        assert (await ada.request("start", without_absent=True))["type"] == "ok"
+        snapshot = await ada.next(lambda m: m["type"] == "snapshot")
+        assert (snapshot["seat"], len(snapshot["state"]["seats"])) == (0, 2)  # Ada and the bot
+        late = await bea.request("play_again")
+        assert (late["type"], late["code"]) == ("error", "match_not_open")
+        for client in (ada, bea):
+            await client.close()
