@@ -615,9 +615,21 @@ class Session:
         """Leave the current match."""
         await self.request(wire.Leave)
 
-    async def start(self) -> None:
-        """Start the match (host only, every seat taken)."""
-        await self.request(wire.Start)
+    async def start(self, *, without_absent: bool = False) -> None:
+        """Start the match (host only, every seat taken); ``without_absent``:
+        with those here, the empty and not-yet-accepted seats dropped."""
+        if without_absent:
+            await self.request(wire.Start, without_absent=True)
+        else:
+            await self.request(wire.Start)
+
+    async def add_bot(self, seat: int | None = None, strength: wire.Strength = "medium") -> None:
+        """Put a bot in a free seat of the open match you host (None: the lowest)."""
+        await self.request(wire.AddBot, seat=seat, strength=strength)
+
+    async def remove_seat(self, seat: int) -> None:
+        """Free a seat of the open match you host: its bot or player goes."""
+        await self.request(wire.RemoveSeat, seat=seat)
 
     async def play_again(self) -> wire.Joined:
         """Open (or join) the rematch of a finished match."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .messages import (
     Act,
+    AddBot,
     Chat,
     ChatLine,
     CreateMatch,
@@ -28,6 +29,8 @@ from .messages import (
     PlayAgain,
     Prompt,
     RematchOffer,
+    Removed,
+    RemoveSeat,
     Replay,
     ReplayPage,
     ServerLimits,
@@ -256,6 +259,8 @@ _OPEN_BOX_SUMMARY = MatchSummary(
     ruleset="standard",
     open_box=True,
     seed_commitment=OPEN_BOX_COMMITMENT,
+    spectators=2,
+    watching=("Cy", "Dee"),
 )
 
 #: One example per action kind.
@@ -331,6 +336,8 @@ CLIENT_EXAMPLES: dict[str, Message] = {
     "watch": Watch(id=5, match=MATCH, join_code="tulip"),
     "leave": Leave(id=6),
     "start": Start(id=7),
+    "add_bot": AddBot(id=16, seat=2, strength="hard"),
+    "remove_seat": RemoveSeat(id=17, seat=1),
     "play_again": PlayAgain(id=8),
     "act": ACT,
     "sync": Sync(id=13),
@@ -390,4 +397,5 @@ SERVER_EXAMPLES: dict[str, Message] = {
     "chat": ChatLine(match=MATCH, seat=0, name="Ada", text="good luck, all!"),
     "turn_timer": TurnTimer(match=MATCH, seq=97, timers=(SeatTimer(seat=1, seconds=58.5),)),
     "rematch": RematchOffer(match=MATCH, rematch="p2Xw9", host="Ada"),
+    "removed": Removed(match=MATCH, host="Ada"),
 }

@@ -59,6 +59,7 @@ from .types import (
     SeatAction,
     SeatTimer,
     State,
+    Strength,
     Text,
 )
 
@@ -68,6 +69,7 @@ __all__ = [
     "SERVER_MESSAGES",
     "SUPPORTED_VERSIONS",
     "Act",
+    "AddBot",
     "Chat",
     "ChatLine",
     "ClientMessage",
@@ -87,6 +89,8 @@ __all__ = [
     "PlayAgain",
     "Prompt",
     "RematchOffer",
+    "RemoveSeat",
+    "Removed",
     "Replay",
     "ReplayPage",
     "ServerLimits",
@@ -235,8 +239,39 @@ class Leave(_Request, frozen=True, tag="leave"):
     ``join``."""
 
 
-class Start(_Request, frozen=True, tag="start"):
+class Start(_Request, frozen=True, kw_only=True, tag="start"):
     """The host starts the match once every seat is taken."""
+
+    without_absent: Annotated[
+        bool,
+        Meta(
+            description="start with those who are here: the empty seats and the seats a "
+            "rematch keeps for players who have not accepted yet (`reserved`) are dropped, "
+            "and the seats left are numbered again from 0, in order, before the deal; at "
+            "least 2 must be left. Added within version 1"
+        ),
+    ] = False
+
+
+class AddBot(_Request, frozen=True, kw_only=True, tag="add_bot"):
+    """The host puts a bot in a free seat of the open match they are in.
+    Added within version 1."""
+
+    answer = "`ok` (and a `match_update` to everyone in the match), or `error`"
+
+    seat: Annotated[Seat | None, Meta(description="the seat; default: the lowest free")] = None
+    strength: Annotated[Strength, Meta(description="how well the bot plays")] = "medium"
+
+
+class RemoveSeat(_Request, frozen=True, kw_only=True, tag="remove_seat"):
+    """The host frees a seat of the open match they are in: a bot goes, a
+    player (or a rematch's seat kept for one) is put out of the match and told
+    with `removed`; they may join again. Not your own seat: `leave`. Added
+    within version 1."""
+
+    answer = "`ok` (and a `match_update` to everyone in the match), or `error`"
+
+    seat: Annotated[Seat, Meta(description="the seat to free")]
 
 
 class PlayAgain(_Request, frozen=True, tag="play_again"):
@@ -615,6 +650,16 @@ class RematchOffer(_Notice, frozen=True, kw_only=True, tag="rematch"):
     host: Annotated[Name, Meta(description="who opened it (and hosts it)")]
 
 
+class Removed(_Notice, frozen=True, kw_only=True, tag="removed"):
+    """The host of an open match took your seat away (`remove_seat`): you are
+    in no match now, back in the lobby. Added within version 1."""
+
+    sent_to = "every connection of the player removed that was in the match"
+
+    match: MatchId
+    host: Annotated[Name, Meta(description="who removed you (the host)")]
+
+
 class ReplayPage(_Notice, frozen=True, kw_only=True, tag="replay"):
     """A match's events from ``from_seq`` on, as ``seat`` saw them (null: as a
     spectator did); ``next_seq`` is set when more remain (ask again with
@@ -698,6 +743,8 @@ ClientMessage = (
     | Watch
     | Leave
     | Start
+    | AddBot
+    | RemoveSeat
     | PlayAgain
     | Act
     | Sync
@@ -720,6 +767,7 @@ ServerMessage = (
     | ChatLine
     | TurnTimer
     | RematchOffer
+    | Removed
 )
 
 

@@ -249,6 +249,13 @@ class SeatInfo(_Value, frozen=True, kw_only=True):
             "left), until they are back. Added within version 1"
         ),
     ] = False
+    reserved: Annotated[
+        bool,
+        Meta(
+            description="for a person, in an open rematch: the seat is kept for this player "
+            "of the last match, who has not accepted (`play_again`) yet. Added within version 1"
+        ),
+    ] = False
 
 
 class SeatTimer(_Value, frozen=True, kw_only=True):
@@ -316,6 +323,18 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "version 1"
         ),
     ] = True
+    spectators: Annotated[
+        Count,
+        Meta(description="how many are watching it now. Added within version 1"),
+    ] = 0
+    watching: Annotated[
+        tuple[Name, ...],
+        Meta(
+            max_length=MAX_LIST_LENGTH,
+            description="the names of those watching, the first ones if many (at most "
+            "`spectators`). Added within version 1",
+        ),
+    ] = ()
 
 
 # -- the snapshot -----------------------------------------------------------

@@ -289,6 +289,7 @@ class Lobby:
                 )
             elif stored.player is not None:
                 seat.player = self._known(stored.player)
+                seat.reserved = True  # until they accept (their own play_again)
             seats.append(seat)
         self._new_match(rematch.match_id, plan.settings, host, seats)
 
@@ -521,6 +522,14 @@ class Lobby:
                 await self._actor_of(peer).call(leave)
             case wire.Start():
                 await self.start(peer, message)
+            case wire.AddBot():
+                add = commands.AddBot(
+                    peer.id, self._person(peer), message.seat, message.strength, message.id
+                )
+                await self._actor_of(peer).call(add)
+            case wire.RemoveSeat():
+                remove = commands.RemoveSeat(peer.id, self._person(peer), message.seat, message.id)
+                await self._actor_of(peer).call(remove)
             case wire.PlayAgain():
                 await self.play_again(peer, message)
             case wire.Replay():
@@ -677,7 +686,9 @@ class Lobby:
         actor = self._actor_of(peer)
         seed = secrets.randbits(63)
         salt = new_salt() if actor.info.settings.open_box else None  # R27: for the commitment
-        start = commands.Start(peer.id, self._person(peer), seed, salt, message.id)
+        start = commands.Start(
+            peer.id, self._person(peer), seed, salt, message.id, message.without_absent
+        )
         await actor.call(start)
 
     async def act(self, peer: Peer, message: wire.Act) -> None:

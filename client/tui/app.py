@@ -61,6 +61,7 @@ from .screens.dialogs import (
     CreateMatchScreen,
     CreateSettings,
     JoinCodeScreen,
+    PickScreen,
 )
 from .screens.final import FinalScreen
 from .screens.help import HelpScreen
@@ -413,6 +414,8 @@ class TulipsApp(App[int]):
             return
         elif isinstance(message, wire.RematchOffer):
             self._offered(message)
+        elif isinstance(message, wire.Removed):
+            self._removed(message)
         elif isinstance(message, wire.ChatLine):
             self.follow.say(Text.assemble((message.name, "bold"), ": ", message.text))
         elif isinstance(message, wire.Error) and message.id is None:
@@ -593,6 +596,12 @@ class TulipsApp(App[int]):
             return
         if choice.label == "choice.start":
             self.request(lambda s: s.start())
+        elif choice.label == "choice.start_here":
+            self.request(lambda s: s.start(without_absent=True))
+        elif choice.label == "choice.add_bot":
+            self._ask_bot_strength()
+        elif choice.label == "choice.remove_seat":
+            self._ask_seat_to_remove()
         elif choice.label == "choice.give":
             self.picking = True
         elif choice.label == "choice.back":
@@ -602,6 +611,42 @@ class TulipsApp(App[int]):
             self.follow.acting = True
             self.send_action(choice.action, self.follow.seq)
         self._render_table()
+
+    def _ask_bot_strength(self) -> None:
+        """The host picks the new bot's strength; it takes the lowest free seat."""
+
+        def picked(index: int | None) -> None:
+            if index is not None:
+                strength = wire.STRENGTHS[index]
+                self.request(lambda s: s.add_bot(strength=strength))
+
+        options = [t(f"strength.{strength}") for strength in wire.STRENGTHS]
+        self.push_screen(PickScreen(t("bot.title"), t("bot.prompt"), options), picked)
+
+    def _ask_seat_to_remove(self) -> None:
+        """The host picks which seat (not their own) to free."""
+        summary = self.follow.summary
+        if summary is None:
+            return
+        seats = [s for s in summary.seats if s.kind != "empty" and s.seat != self.follow.seat]
+
+        def picked(index: int | None) -> None:
+            if index is not None:
+                seat = seats[index].seat
+                self.request(lambda s: s.remove_seat(seat))
+
+        options = [t("remove.seat", n=s.seat + 1, name=s.name or "?") for s in seats]
+        self.push_screen(PickScreen(t("remove.title"), t("remove.prompt"), options), picked)
+
+    def _removed(self, notice: wire.Removed) -> None:
+        """The host took our seat: back to the lobby, told why."""
+        if notice.match != self.follow.match_id:
+            return
+        self.follow.leave()
+        self.picking = False
+        self.notify(t("removed.notice", host=notice.host), severity="warning")
+        self._show("lobby")
+        self.request(lambda s: self._refresh(s), latest="refresh")
 
     @work(exclusive=True, group="act", exit_on_error=False)
     async def send_action(self, action: wire.Action, seq: int) -> None:

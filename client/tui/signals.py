@@ -88,10 +88,11 @@ def presence_lines(
     """How the people at the table came and went between two summaries, in words."""
     if old is None or old.match != new.match:
         return []
+    watching = _spectator_lines(old, new)
     if new.status == "open" and old.status == "open":
-        return _seating_lines(old, new, me)
+        return _seating_lines(old, new, me) + watching
     if new.status != "running":
-        return []
+        return watching
     before = {info.seat: info for info in old.seats}
     lines = []
     for info in new.seats:
@@ -109,7 +110,15 @@ def presence_lines(
                 lines.append(rich("log.away_plain", style="italic", who=who))
         elif info.connected and not was.connected:
             lines.append(rich("log.back", style="italic", who=who))
-    return lines
+    return lines + watching
+
+
+def _spectator_lines(old: wire.MatchSummary, new: wire.MatchSummary) -> list[Text]:
+    """How many watch now, if that changed."""
+    count = new.spectators
+    if count == old.spectators:
+        return []
+    return [rich("log.spectators", style="italic dim", number=count, count=count)]
 
 
 def _seating_lines(old: wire.MatchSummary, new: wire.MatchSummary, me: int | None) -> list[Text]:

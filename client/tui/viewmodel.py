@@ -204,6 +204,10 @@ class ActionsView:
     join_code: str | None = None
     #: the cards left in the deck, shown while the player places a card (R18)
     deck: int | None = None
+    #: a rematch's players who have not accepted yet (their seats are kept)
+    not_accepted: tuple[str, ...] = ()
+    #: how many watch the match now
+    spectators: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -542,17 +546,28 @@ def _waiting_room(
     """Before the start: the seats taken, who is not here yet, who starts, and
     for the host of a private match, its code to pass on."""
     taken = sum(1 for s in summary.seats if s.kind != "empty")
-    choices: tuple[Choice, ...] = ()
-    if host and taken == len(summary.seats) and summary.status == "open":
-        choices = (Choice("s", "choice.start", None),)
+    here = sum(s.kind == "bot" or (s.kind == "human" and not s.reserved) for s in summary.seats)
+    choices: list[Choice] = []
+    if host and summary.status == "open":
+        if taken == len(summary.seats):
+            choices.append(Choice("s", "choice.start", None))
+        if here < len(summary.seats) and here >= 2:
+            choices.append(Choice("w", "choice.start_here", None))
+        if taken < len(summary.seats):
+            choices.append(Choice("b", "choice.add_bot", None))
+        if any(s.kind != "empty" and s.seat != me for s in summary.seats):
+            choices.append(Choice("x", "choice.remove_seat", None))
     missing = tuple(
         names[s.seat]
         for s in summary.seats
-        if s.kind == "human" and not s.connected and s.seat != me
+        if s.kind == "human" and not s.connected and not s.reserved and s.seat != me
+    )
+    not_accepted = tuple(
+        names[s.seat] for s in summary.seats if s.kind == "human" and s.reserved and s.seat != me
     )
     return ActionsView(
         mode="waiting_room",
-        choices=choices,
+        choices=tuple(choices),
         seats_taken=taken,
         seats=len(summary.seats),
         host=host,
@@ -560,6 +575,8 @@ def _waiting_room(
         missing=missing,
         open_box=summary.open_box,
         join_code=join_code if host and summary.status == "open" else None,
+        not_accepted=not_accepted,
+        spectators=summary.spectators,
     )
 
 

@@ -17,6 +17,7 @@ import protocol as wire
 
 __all__ = [
     "Act",
+    "AddBot",
     "Attach",
     "BotDecided",
     "Chat",
@@ -30,6 +31,7 @@ __all__ = [
     "Person",
     "PlayAgain",
     "RematchOpened",
+    "RemoveSeat",
     "Replay",
     "Resume",
     "Start",
@@ -107,12 +109,35 @@ class Leave(msgspec.Struct, frozen=True):
 
 
 class Start(msgspec.Struct, frozen=True):
-    """The host deals, with the seed (and an open box's salt) drawn for it."""
+    """The host deals, with the seed (and an open box's salt) drawn for it;
+    ``without_absent``: first the seats nobody is in (empty, or kept for a
+    rematch's player who has not accepted) go, and the rest are renumbered."""
 
     conn: ConnId
     person: Person
     seed: int
     salt: bytes | None
+    request: wire.RequestId | None
+    without_absent: bool = False
+
+
+class AddBot(msgspec.Struct, frozen=True):
+    """The host puts a bot of ``strength`` in a free seat (None: the lowest)."""
+
+    conn: ConnId
+    person: Person
+    seat: int | None
+    strength: str
+    request: wire.RequestId | None
+
+
+class RemoveSeat(msgspec.Struct, frozen=True):
+    """The host frees a seat of the open match: its bot goes, or its player
+    is put out (and told)."""
+
+    conn: ConnId
+    person: Person
+    seat: int
     request: wire.RequestId | None
 
 
@@ -209,6 +234,8 @@ Command = (
     | Detach
     | Leave
     | Start
+    | AddBot
+    | RemoveSeat
     | Act
     | Sync
     | Replay

@@ -34,6 +34,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,12 +44,14 @@ from engine import Action, EngineError, Event, Match, Ruleset, observe
 from engine.observation import prompt_choices, prompt_rankings
 from engine.record import action_to_data
 from protocol import ErrorCode, PlayedBy
+from protocol.limits import MIN_SEATS
 
 from ..errors import StorageLocked, error_for, refused
 from . import views
-from .bots import Bot
+from .bots import STRENGTHS, Bot
 from .commands import (
     Act,
+    AddBot,
     Attach,
     BotDecided,
     Chat,
@@ -62,6 +65,7 @@ from .commands import (
     Person,
     PlayAgain,
     RematchOpened,
+    RemoveSeat,
     Replay,
     Resume,
     Start,
@@ -177,7 +181,7 @@ class MatchCore:
         self.played_by: dict[int, PlayedBy] = {}
         #: connections in the match now, and the seat each holds (None: a spectator)
         self.members: dict[ConnId, int | None] = {}
-        self._who: dict[ConnId, str] = {}  #: each member's player id
+        self._who: dict[ConnId, Person] = {}  #: each member's player
         self._audience: dict[int | None, tuple[ConnId, ...]] | None = None  #: members by seat
         #: the rematch of this match, once someone asked for one
         self.rematch_id: str | None = None
@@ -254,6 +258,10 @@ class MatchCore:
                 return self._leave(command)
             case Start():
                 return self._start(command)
+            case AddBot():
+                return self._add_bot(command)
+            case RemoveSeat():
+                return self._remove_seat(command)
             case Open():
                 return self._open(command)
             case Replay():
@@ -325,6 +333,7 @@ class MatchCore:
             seats,
             self._commitment(),
             self.config.node,
+            watching=[self._who[conn].name for conn, seat in self.members.items() if seat is None],
         )
         people = [s.player.id for s in self.seats if s.player is not None and not s.is_bot]
         homes = [
@@ -784,10 +793,19 @@ class MatchCore:
         return self._propose(seat, command.action, by, None, None)
 
     def _start(self, command: Start) -> list[Output]:
-        if command.person.id != self.host.id:
-            raise refused(ErrorCode.NOT_HOST, "only the host can start the match")
-        if self.status is not Status.OPEN:
-            raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {self.id} has already started")
+        self._check_host_open(command.person, "start the match")
+        undo: Callable[[], None] | None = None
+        renumbered: list[ConnId] = []
+        if command.without_absent:
+            here = [s for s in self.seats if s.is_bot or (s.player is not None and not s.reserved)]
+            if len(here) < MIN_SEATS:
+                raise refused(
+                    ErrorCode.MATCH_NOT_READY,
+                    f"only {len(here)} seat(s) have someone in them; a match needs {MIN_SEATS}",
+                )
+            if len(here) < len(self.seats):
+                undo = self._saved_with_settings()
+                renumbered = self._keep_only(here)
         empty = [seat.index for seat in self.seats if seat.kind == "empty"]
         if empty:
             raise refused(ErrorCode.MATCH_NOT_READY, f"seat {empty[0]} is still empty")
@@ -795,6 +813,11 @@ class MatchCore:
 
         def then() -> list[Output]:
             outs: list[Output] = []
+            for conn in renumbered:  # told their new seat before the deal
+                seat = self.members[conn]
+                assert seat is not None
+                host = self._who[conn].id == self.host.id
+                outs.append(Send((conn,), (views.joined_frame(self.id, seat, host),)))
             if command.request is not None:
                 outs.append(Reply(command.conn, wire.Ok(id=command.request)))
             self._deal(seed, salt)
@@ -809,8 +832,124 @@ class MatchCore:
             log.error("match %s cannot start (storage_unavailable): %s", self.id, error)
             return self._refuse_unstored(command.conn, command.request)(error)
 
-        # the seed is on disk before anyone sees a card
-        return self._commit(then, failed, None, row=self.row(seed=seed, salt=salt))
+        # the seed (and the seats it is dealt to) is on disk before anyone sees a card
+        return self._commit(then, failed, undo, row=self.row(seed=seed, salt=salt))
+
+    def _saved_with_settings(self) -> Callable[[], None]:
+        """What undoes a change of seats that changes the settings too."""
+        settings, undo = self.settings, self._saved()
+
+        def undo_all() -> None:
+            undo()
+            self.settings = settings
+
+        return undo_all
+
+    def _keep_only(self, here: list[Seat]) -> list[ConnId]:
+        """The table shrinks to the seats ``here``, numbered again from 0 in
+        order (the first seat, if one was chosen, follows its seat or goes
+        back to chance); the seated members whose number changed."""
+        numbers = {slot.index: new for new, slot in enumerate(here)}
+        for new, slot in enumerate(here):
+            slot.index = new
+        self.seats = here
+        moved = [
+            conn
+            for conn, seat in self.members.items()
+            if seat is not None and numbers.get(seat, seat) != seat
+        ]
+        self.members = {
+            conn: (numbers[seat] if seat is not None else None)
+            for conn, seat in self.members.items()
+        }
+        self._audience = None
+        first = self.settings.first_seat
+        if first is not None:
+            self.settings = dataclasses.replace(self.settings, first_seat=numbers.get(first))
+        return moved
+
+    # -- the host's waiting room ----------------------------------------------------------
+
+    def _check_host_open(self, person: Person, what: str) -> None:
+        """Raise unless ``person`` hosts this match and it has not started."""
+        if person.id != self.host.id:
+            raise refused(ErrorCode.NOT_HOST, f"only the host can {what}")
+        if self.status is not Status.OPEN:
+            raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {self.id} has already started")
+
+    def _seat_number(self, seat: int, path: str) -> Seat:
+        if not 0 <= seat < len(self.seats):
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                f"seat {seat} is not a seat of this match (0 to {len(self.seats) - 1})",
+                path=path,
+            )
+        return self.seats[seat]
+
+    def _add_bot(self, command: AddBot) -> list[Output]:
+        """The host puts a bot in a free seat of the open match."""
+        self._member_seat(command.conn)
+        self._check_host_open(command.person, "add a bot")
+        if command.strength not in STRENGTHS:
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                f"unknown strength {command.strength!r}; one of {', '.join(STRENGTHS)}",
+                path="add_bot.strength",
+            )
+        if command.seat is not None:
+            self._seat_number(command.seat, "add_bot.seat")
+        index = self._free_seat(command.seat, watch_if_full=False)
+        assert index is not None
+        undo = self._saved()
+        slot = self.seats[index]
+        slot.is_bot = True
+        slot.bot = Bot.for_seat(command.strength, self.id, index, self.config.bot_secret)
+
+        def then() -> list[Output]:
+            outs: list[Output] = []
+            if command.request is not None:
+                outs.append(Reply(command.conn, wire.Ok(id=command.request)))
+            self._changed(outs)
+            return outs
+
+        return self._commit(then, self._refuse_unstored(command.conn, command.request), undo)
+
+    def _remove_seat(self, command: RemoveSeat) -> list[Output]:
+        """The host frees a seat of the open match: its bot goes, or its player
+        (a rematch's kept seat too) is put out of the match and told."""
+        self._member_seat(command.conn)
+        self._check_host_open(command.person, "remove a seat")
+        slot = self._seat_number(command.seat, "remove_seat.seat")
+        if slot.kind == "empty":
+            raise refused(ErrorCode.SEAT_TAKEN, f"seat {slot.index} is already free")
+        removed = None if slot.is_bot else slot.player
+        if removed is not None and removed.id == self.host.id:
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                "that is your own seat: to give it up, `leave` the match",
+                path="remove_seat.seat",
+            )
+        undo = self._saved()
+        slot.is_bot, slot.bot = False, None
+        slot.player, slot.reserved, slot.left = None, False, False
+        gone = [c for c in self.members if removed is not None and self._who[c].id == removed.id]
+        for conn in gone:
+            del self.members[conn]
+            self._who.pop(conn, None)
+        self._audience = None
+
+        def then() -> list[Output]:
+            outs: list[Output] = []
+            if gone:
+                notice = wire.encode(wire.Removed(match=self.id, host=self.host.name))
+                outs.append(Send(tuple(gone), (notice,)))
+                outs.extend(Exited(conn) for conn in gone)
+            if command.request is not None:
+                outs.append(Reply(command.conn, wire.Ok(id=command.request)))
+            self._changed(outs)
+            return outs
+
+        return self._commit(then, self._refuse_unstored(command.conn, command.request), undo)
 
     def _deal(self, seed: int, salt: bytes | None) -> Match:
         match = self.config.match_factory(
@@ -901,12 +1040,13 @@ class MatchCore:
     def _enter(self, conn: ConnId, person: Person, seat: int | None, outs: list[Output]) -> None:
         self.members[conn] = seat
         self._audience = None
-        self._who[conn] = person.id
+        self._who[conn] = person
         self._cancel_timer(outs, self._abandon)
         self._abandon = None
         if seat is None:
             return
         slot = self.seats[seat]
+        slot.reserved = False  # a rematch's player who comes has accepted
         if slot.grace is not None:
             self._cancel_timer(outs, slot.grace[0])
             slot.grace = None
@@ -1026,7 +1166,8 @@ class MatchCore:
             )
         )
         outs.append(Entered(command.conn))
-        self._greet(command.conn, None, outs, told=False)
+        self._changed(outs)  # the spectators are counted: everyone sees one more
+        self._greet(command.conn, None, outs, told=True)
         return outs
 
     def _attach(self, command: Attach) -> list[Output]:
@@ -1058,7 +1199,7 @@ class MatchCore:
             slot = self.seats[seat]
             if self.status is Status.RUNNING and not self.connected(seat) and not slot.autopilot:
                 self._start_grace(slot, outs)
-            self._changed(outs)
+        self._changed(outs)  # a spectator gone changes the count
         self._check_abandoned(outs)
         return outs
 
@@ -1070,7 +1211,7 @@ class MatchCore:
             raise refused(ErrorCode.NOT_IN_MATCH, "join or watch a match first")
         undo = self._saved()
         outs_before: list[Output] = []
-        gone = [c for c in self.members if c == command.conn or self._who.get(c) == person.id]
+        gone = [c for c in self.members if c == command.conn or self._who[c].id == person.id]
         for conn in gone:
             del self.members[conn]
             self._audience = None

@@ -25,24 +25,32 @@ class StoredSeat(msgspec.Struct, frozen=True):
     bot: str | None = None
     #: the player left the match: it is no longer where they are put back
     left: bool = False
+    #: an open rematch keeps the seat for its player, who has not accepted yet
+    reserved: bool = False
 
     def to_data(self) -> dict[str, Any]:
-        """The seat as JSON values: ``{"player", "bot", "left"}``."""
-        return {"player": self.player, "bot": self.bot, "left": self.left}
+        """The seat as JSON values: ``{"player", "bot", "left"}``, and
+        ``"reserved"`` only when true (rows stored before it read the same)."""
+        data: dict[str, Any] = {"player": self.player, "bot": self.bot, "left": self.left}
+        if self.reserved:
+            data["reserved"] = True
+        return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> StoredSeat:
         """A seat read back; raises ValueError if it is not one."""
         player, bot, left = data.get("player"), data.get("bot"), data.get("left", False)
+        reserved = data.get("reserved", False)
         if (
-            set(data) - {"player", "bot", "left"}
+            set(data) - {"player", "bot", "left", "reserved"}
             or (player is not None and bot is not None)
             or not isinstance(left, bool)
+            or not isinstance(reserved, bool)
             or not isinstance(player, str | None)
             or not isinstance(bot, str | None)
         ):
             raise ValueError(f"not a seat: {dict(data)!r}")
-        return cls(player=player, bot=bot, left=left)
+        return cls(player=player, bot=bot, left=left, reserved=reserved)
 
 
 class MatchRow(msgspec.Struct, frozen=True):

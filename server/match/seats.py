@@ -27,6 +27,8 @@ class Seat:
     left: bool = False
     #: while its absent player's grace period runs: the timer, and when it ends
     grace: tuple[str, float] | None = None
+    #: an open rematch keeps this seat for its player, who has not accepted yet
+    reserved: bool = False
 
     @property
     def kind(self) -> str:
@@ -45,11 +47,20 @@ class Seat:
         if self.is_bot:
             return StoredSeat(bot=self.bot.strength if self.bot is not None else None)
         return StoredSeat(
-            player=self.player.id if self.player is not None else None, left=self.left
+            player=self.player.id if self.player is not None else None,
+            left=self.left,
+            reserved=self.reserved and self.player is not None,
         )
 
     def copy(self) -> Seat:
         """A copy to restore if a change cannot be stored."""
         return Seat(
-            self.index, self.player, self.bot, self.is_bot, self.autopilot, self.left, self.grace
+            self.index,
+            self.player,
+            self.bot,
+            self.is_bot,
+            self.autopilot,
+            self.left,
+            self.grace,
+            self.reserved,
         )

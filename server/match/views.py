@@ -24,6 +24,10 @@ from protocol.limits import MAX_REPLAY_EVENTS
 from .seats import Seat
 from .settings import MatchSettings
 
+#: A summary names at most this many spectators (it counts them all): the
+#: waiting room shows a few names, and a crowd must not grow every update.
+MAX_WATCHING_LISTED = 8
+
 __all__ = [
     "EventFrames",
     "action_from_wire",
@@ -375,6 +379,7 @@ def seat_info(seat: Seat, connected: bool, bot_in: float | None) -> wire.SeatInf
             connected=connected and not seat.autopilot,
             bot_in=bot_in,
             stand_in=seat.autopilot,
+            reserved=seat.reserved,
         )
     return wire.SeatInfo(seat=seat.index, kind="empty")
 
@@ -387,9 +392,12 @@ def summary(
     seats: Iterable[wire.SeatInfo],
     commitment: str | None,
     node: str | None,
+    *,
+    watching: Sequence[str] = (),
 ) -> wire.MatchSummary:
     """A match as the lobby lists it; ``host`` is the host's name, ``status``
-    its wire spelling, ``commitment`` an open box's seed commitment once dealt."""
+    its wire spelling, ``commitment`` an open box's seed commitment once dealt,
+    ``watching`` the names of its spectators now."""
     return wire.MatchSummary(
         match=match_id,
         name=settings.name,
@@ -402,6 +410,8 @@ def summary(
         open_box=settings.open_box,
         seed_commitment=commitment,
         node=node,
+        spectators=len(watching),
+        watching=tuple(watching[:MAX_WATCHING_LISTED]),
     )
 
 

@@ -107,7 +107,7 @@ def _rebuild(
         raise StorageError(f"{row.status} but no seed is stored")
     seats = []
     for index, stored in enumerate(row.seats):
-        seat = Seat(index, left=stored.left)
+        seat = Seat(index, left=stored.left, reserved=stored.reserved)
         if stored.bot is not None:
             if stored.bot not in STRENGTHS:
                 raise StorageError(f"seat {index} has a bot of strength {stored.bot!r}")

@@ -92,8 +92,17 @@ class ScriptedSession:
     async def leave(self) -> None:
         await self._request("leave")
 
-    async def start(self) -> None:
-        await self._request("start")
+    async def start(self, *, without_absent: bool = False) -> None:
+        if without_absent:
+            await self._request("start", without_absent=True)
+        else:
+            await self._request("start")
+
+    async def add_bot(self, seat: int | None = None, strength: str = "medium") -> None:
+        await self._request("add_bot", seat=seat, strength=strength)
+
+    async def remove_seat(self, seat: int) -> None:
+        await self._request("remove_seat", seat=seat)
 
     async def play_again(self) -> Any:
         return await self._request("play_again")
@@ -594,3 +603,19 @@ def replay_pages(
         )
 
     return answer  # type: ignore[return-value]
+
+
+def rematch_waiting_room() -> list[object]:
+    """Ada hosting a rematch: Bea's seat is kept but she has not accepted,
+    a bot holds seat 2, and two people watch."""
+    seats = (
+        THREE_SEATS[0],
+        wire.SeatInfo(seat=1, kind="human", name="Bea", reserved=True),
+        THREE_SEATS[2],
+    )
+    return [
+        wire.Joined(match=MATCH, seat=0, host=True),
+        wire.MatchUpdate(
+            match=summary("open", seats=seats, name="Rematch", spectators=2, watching=("Cy", "Dee"))
+        ),
+    ]

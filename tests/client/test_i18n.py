@@ -177,7 +177,7 @@ def test_every_message_id_built_at_run_time_is_in_the_catalogue() -> None:
         *(f"status.{s}" for s in ("open", "running", "paused", "finished")),
         *(f"strength.{s}" for s in ("easy", "medium", "hard")),
         *(f"errcode.{code}" for code in _KNOWN_ERRORS),
-        *(f"keyname.{k}" for k in ("k", "g", "f", "s", "escape")),
+        *(f"keyname.{k}" for k in ("k", "g", "f", "s", "escape", "b", "x", "w")),
         *(f"choice.{kind}" for kind in ("keep", "give", "add_face_up", "add_secret")),
         *(f"log.{kind}.you" for kind in ("turn", "kept", "face_up")),
     ]

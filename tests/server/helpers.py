@@ -406,7 +406,7 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
     else:
         assert kind in (
             "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
-            "turn_timer", "rematch",
+            "turn_timer", "rematch", "removed",
         )  # fmt: skip
 
 

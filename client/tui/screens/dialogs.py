@@ -3,6 +3,7 @@ chat line, and "quit while a match is running?"."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -21,6 +22,7 @@ __all__ = [
     "CreateMatchScreen",
     "CreateSettings",
     "JoinCodeScreen",
+    "PickScreen",
     "Tick",
     "first_seat_options",
 ]
@@ -284,3 +286,40 @@ class ConfirmQuitScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "quit-yes")
+
+
+class PickScreen(ModalScreen[int | None]):
+    """A short question answered by one of a few choices: a button each, or
+    its number key (1, 2, …); Escape cancels. Dismissed with the index picked."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", show=False),
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+    ]
+
+    def __init__(self, title: str, prompt: str, options: Sequence[str]) -> None:
+        super().__init__()
+        self.title_text, self.prompt, self.options = title, prompt, tuple(options)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pick", classes="dialog"):
+            yield Label(self.prompt)
+            for index, option in enumerate(self.options):
+                yield Button(f"{index + 1}  {option}", id=f"pick-{index}", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#pick").border_title = self.title_text
+        if self.options:
+            self.query_one("#pick-0", Button).focus()
+
+    def action_pick(self, index: int) -> None:
+        """Close with option ``index``, if there is one."""
+        if 0 <= index < len(self.options):
+            self.dismiss(index)
+
+    def action_cancel(self) -> None:
+        """Close without picking."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(int((event.button.id or "pick-0").removeprefix("pick-")))

@@ -25,7 +25,7 @@ from ..widgets.toosmall import TooSmall
 
 __all__ = ["TableScreen"]
 
-_CHOICE_KEYS = ("k", "g", "f", "s", "1", "2", "3", "4", "5", "6", "escape")
+_CHOICE_KEYS = ("k", "g", "f", "s", "1", "2", "3", "4", "5", "6", "escape", "b", "x", "w")
 
 
 def _detail(view: TableView) -> str:

@@ -82,13 +82,20 @@ def prompt_text(view: ActionsView) -> Text:
             names = Text(", ".join(view.missing), style="bold")
             text.append_text(rich("actions.not_here", style="dim", names=names))
             text.append("\n")
+        if view.not_accepted:
+            names = Text(", ".join(view.not_accepted), style="bold")
+            text.append_text(rich("actions.not_accepted", style="dim", names=names))
+            text.append("\n")
+        if view.spectators:
+            count = view.spectators
+            text.append(tn("actions.spectators", count, count=count) + "\n", style="dim")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")
         if view.join_code is not None:
             code = Text(view.join_code, style="bold reverse")
             text.append_text(rich("actions.join_code", code=code))
             text.append("\n")
-        if view.choices:
+        if any(choice.key == "s" for choice in view.choices) and not view.not_accepted:
             text.append(t("actions.host_start"), style="dim")
         elif view.host:
             text.append(t("actions.host_wait"), style="dim")
