@@ -32,7 +32,7 @@ from .cluster import options as cluster_options
 from .cluster.workers import supervise
 from .config import ServerConfig
 from .lan.tls import CERT_FILE, KEY_FILE, TlsError
-from .rulesets import RulesetFileError, load_files
+from .rulesets import RulesetFileError, load_files, offered
 from .storage import StorageError
 
 if TYPE_CHECKING:
@@ -373,6 +373,12 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         "(repeat for more); the printed rules are always offered as standard. "
         "See engine/ruleset.py for the layout (default: the printed rules only)",
     )
+    parser.add_argument(
+        "--check-rulesets",
+        action="store_true",
+        help="read the --ruleset files, print the names of the rulesets offered (one a "
+        "line, standard first) and exit; tulips play --ruleset checks its file so",
+    )
     cluster_options.add_arguments(parser)
     parser.add_argument(
         "--name",
@@ -426,6 +432,9 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         house = load_files(args.ruleset)
     except RulesetFileError as exc:
         parser.error(f"--ruleset {exc}")
+    if args.check_rulesets:
+        print("\n".join(offered(house)))
+        parser.exit(0)
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -158,6 +158,19 @@ def _join_code(code: str) -> Step:
     return step
 
 
+def _offer_rulesets(*then: Step) -> Step:
+    """The server's welcome offered a house ruleset besides the printed rules."""
+
+    async def step(pilot: Pilot[Any], session: fakes.ScriptedSession) -> None:
+        app = pilot.app
+        assert isinstance(app, TulipsApp)
+        app.rulesets = dict(fakes.RULESETS)
+        for next_step in then:
+            await next_step(pilot, session)
+
+    return step
+
+
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
     return wire.Event(match=MATCH, seq=seq, event=event)
 
@@ -187,6 +200,16 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "join-code": (list, {"matches": fakes.lobby_matches()}, (_press("j"),)),
     "waiting-room": (fakes.waiting_room, {}, ()),
     "waiting-room-code": (fakes.waiting_room, {}, (_join_code("tulip-garden-2026"),)),
+    "new-match-ruleset": (
+        list,
+        {"matches": fakes.lobby_matches()},
+        (_offer_rulesets(_press("n")),),
+    ),
+    "waiting-room-house-rules": (
+        fakes.house_waiting_room,
+        {},
+        (_offer_rulesets(_feed(fakes.house_waiting_room()[1])),),
+    ),
     "opening": (fakes.opening, {}, ()),
     "opening-done": (fakes.opening, {}, (OPENING_DONE,)),
     "others-turn": (lambda: fakes.mid_game()[:-3], {}, ()),

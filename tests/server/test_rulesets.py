@@ -52,6 +52,7 @@ async def test_two_rulesets_are_offered_and_a_match_plays_by_its_own(tmp_path: P
         port = await listening_port(process)
         url = f"ws://127.0.0.1:{port}"
         ada = await RawClient.open(url, "Ada")
+        assert ada.welcome is not None
         offered = {r["name"]: r for r in ada.welcome["rulesets"]}
         assert list(offered) == ["standard", "short", "rich"]
         assert offered["standard"].get("changes", []) == []
