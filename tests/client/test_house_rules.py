@@ -4,6 +4,11 @@ rules, and the waiting room's log says in words what differs from them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import msgspec
 import pytest
 from textual.widgets import Select
@@ -11,12 +16,15 @@ from textual.widgets import Select
 import protocol as wire
 from client.tui import i18n
 from client.tui.houserules import house_rules_text
+from client.tui.localserver import LocalServer, check_ruleset
 from client.tui.screens.dialogs import CreateMatchScreen
 from protocol.examples import HOUSE_RULESET, STANDARD_RULESET
 
 from . import fakes
 from .driver import until
 from .screens import running, screen_text, settle
+
+ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED = {
     "en": "House rules (short reveal): reveal 3 secret cards (printed: 5); "
@@ -135,3 +143,30 @@ async def test_the_lobby_names_a_house_ruleset() -> None:
         text = screen_text(app)
     assert "[short reveal]" in text
     assert "[standard]" not in text
+
+
+def test_play_with_a_bad_ruleset_stops_before_the_screen_opens(tmp_path: Path) -> None:
+    """``tulips play --ruleset FILE``: the server reads the file; a bad one is
+    one line naming the file and field, exit code 2, and no terminal UI."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "b"\nreveal_size = "five"\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "client.tui", "play", "--ruleset", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "TERM": "dumb"},
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.decode().strip().splitlines()
+    assert lines == [f"tulips: --ruleset {bad}: ruleset field 'reveal_size': expected int, got str"]
+    assert b"\x1b[" not in done.stdout  # no screen was drawn
+
+
+def test_a_good_ruleset_file_is_named_as_the_server_offers_it(tmp_path: Path) -> None:
+    """The name ``tulips play`` preselects is the one the server reads from the file."""
+    good = tmp_path / "good.toml"
+    good.write_text('name = "short"\nreveal_size = 3\n', encoding="utf-8")
+    assert check_ruleset(good) == "short"
+    assert LocalServer(rulesets=(good,)).command(1234)[-2:] == ["--ruleset", str(good)]
