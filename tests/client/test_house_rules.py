@@ -71,6 +71,7 @@ async def test_the_form_offers_the_servers_rulesets_and_sends_the_choice() -> No
         await pilot.pause()
         assert isinstance(app.screen, CreateMatchScreen)
         assert "Rules" in screen_text(app)
+        assert app.screen.query_one("#create").region.bottom <= 24  # whole, border and all
         choice = app.screen.query_one("#ruleset", Select)
         assert choice.value == "standard"
         choice.value = "short reveal"

@@ -156,6 +156,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
 
     def on_mount(self) -> None:
         self.query_one("#create").border_title = t("create.title")
+        if len(self.rulesets) > 1:  # one row more: the form keeps within 24 lines
+            self.query_one("#create").styles.padding = (0, 2)
         self.query_one("#name", Input).focus()
 
     def _settings(self) -> CreateSettings | str:
