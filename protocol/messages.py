@@ -193,7 +193,11 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
         Meta(description="seconds per decision; on timeout the server plays for the seat"),
     ] = None
     ruleset: Annotated[
-        Name | None, Meta(description="a ruleset the server offers; default `standard`")
+        Name | None,
+        Meta(
+            description="a ruleset the server offers (their names are in `welcome.rulesets`); "
+            "default `standard`, the printed rules"
+        ),
     ] = None
     first_seat: Annotated[
         Seat | None, Meta(description="who plays first (R12); default: chance")
