@@ -65,6 +65,7 @@ from .types import (
     OpeningRevealed,
     PlayerScore,
     Points,
+    RulesetInfo,
     Scoring,
     SeatAction,
     SeatInfo,
@@ -80,6 +81,7 @@ __all__ = [
     "ACTION_EXAMPLES",
     "CLIENT_EXAMPLES",
     "EVENT_EXAMPLES",
+    "HOUSE_RULESET",
     "OPEN_BOX_COMMITMENT",
     "OPEN_BOX_SALT",
     "OPEN_BOX_SEED",
@@ -88,6 +90,7 @@ __all__ = [
     "SERVER_EXAMPLES",
     "SNAPSHOT_4P",
     "STANDARD_POINTS",
+    "STANDARD_RULESET",
 ]
 
 MATCH = "k7Qm2"
@@ -98,6 +101,35 @@ STANDARD_POINTS = Points(
     bouquet=(0, 0, 1, 2),
     majority=((15, 10, 5), (10, 7, 4), (5, 3, 1)),
     majority_places=2,
+)
+
+#: The printed rules (R30) as ``welcome.rulesets`` and ``snapshot.ruleset`` carry them.
+STANDARD_RULESET = RulesetInfo(
+    name="standard",
+    copies=6,
+    extra_copies=2,
+    extra_from_players=5,
+    removed=(18, 4, 6, 14, 10),
+    reveal_size=5,
+    giving_bonus=(3, 2, 1, 0),
+    bouquet=(0, 0, 1, 2),
+    majority=((15, 10, 5), (10, 7, 4), (5, 3, 1)),
+    majority_places=(1, 2, 2, 3, 3),
+)
+
+#: A house ruleset (``tulips-server --ruleset``): a shorter reveal, richer KEEPs.
+HOUSE_RULESET = RulesetInfo(
+    name="short reveal",
+    copies=6,
+    extra_copies=2,
+    extra_from_players=5,
+    removed=(18, 4, 6, 14, 10),
+    reveal_size=3,
+    giving_bonus=(3, 2, 1, 0),
+    bouquet=(0, 1, 2, 3),
+    majority=((15, 10, 5), (10, 7, 4), (5, 3, 1)),
+    majority_places=(1, 2, 2, 3, 3),
+    changes=("reveal_size", "points.bouquet"),
 )
 
 #: A 4-player match at turn 14, as seat 1 sees it with a card to place.
@@ -150,6 +182,7 @@ SNAPSHOT_4P = Snapshot(
         my_secret=("purple-3", "pink-3", "blue-3"),
         legal_actions=(Keep(), AddFaceUp(), AddSecret()),
     ),
+    ruleset=STANDARD_RULESET,
 )
 
 #: Seat 1's prompt at :data:`SNAPSHOT_4P`: pink, 4th, keeps for 2 (R14); adding scores 0.
@@ -367,6 +400,7 @@ SERVER_EXAMPLES: dict[str, Message] = {
             join_code_tries=5,
             join_code_lockout=60.0,
         ),
+        rulesets=(STANDARD_RULESET, HOUSE_RULESET),
     ),
     "ok": Ok(id=7),
     "error": Error(

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_MATCHES_LISTED",
     "MAX_NAME_LENGTH",
     "MAX_REQUEST_ID",
+    "MAX_RULESETS",
     "MAX_SEATS",
     "MAX_STRING_LENGTH",
     "MAX_TURN_TIMER",
@@ -52,6 +53,8 @@ MAX_REPLAY_EVENTS = 400
 #: Most matches in one ``match_list``: even with the longest names in 4-byte
 #: characters, that many summaries fit in one frame.
 MAX_MATCHES_LISTED = 32
+#: Most rulesets one server offers (``welcome.rulesets``), the printed rules included.
+MAX_RULESETS = 16
 #: Largest integer request id: 2**53 - 1, JavaScript's Number.MAX_SAFE_INTEGER,
 #: so that a JavaScript client's every id is a plain number, exactly.
 MAX_REQUEST_ID = 2**53 - 1
@@ -81,6 +84,7 @@ LIMITS: tuple[tuple[str, object, str], ...] = (
     ("MAX_LIST_LENGTH", MAX_LIST_LENGTH, "items in a list unless the field says less"),
     ("MAX_MATCHES_LISTED", MAX_MATCHES_LISTED, "matches in one `match_list` (the server picks)"),
     ("MAX_REQUEST_ID", MAX_REQUEST_ID, "largest integer request id"),
+    ("MAX_RULESETS", MAX_RULESETS, "rulesets in `welcome.rulesets`, `standard` included"),
     ("MIN_SEATS", MIN_SEATS, "fewest seats in a match"),
     ("MAX_SEATS", MAX_SEATS, "most seats in a match; seats are numbered 0 to 5"),
     ("MIN_TURN_TIMER", MIN_TURN_TIMER, "shortest turn timer, seconds"),

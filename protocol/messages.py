@@ -34,6 +34,7 @@ from .limits import (
     MAX_LIST_LENGTH,
     MAX_MATCHES_LISTED,
     MAX_REPLAY_EVENTS,
+    MAX_RULESETS,
     MAX_SEATS,
     MAX_TURN_TIMER,
     MIN_SEATS,
@@ -55,6 +56,7 @@ from .types import (
     Points,
     Ranking,
     RequestId,
+    RulesetInfo,
     Seat,
     SeatAction,
     SeatTimer,
@@ -196,7 +198,11 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
         Meta(description="seconds per decision; on timeout the server plays for the seat"),
     ] = None
     ruleset: Annotated[
-        Name | None, Meta(description="a ruleset the server offers; default `standard`")
+        Name | None,
+        Meta(
+            description="a ruleset the server offers (their names are in `welcome.rulesets`); "
+            "default `standard`, the printed rules"
+        ),
     ] = None
     first_seat: Annotated[
         Seat | None, Meta(description="who plays first (R12); default: chance")
@@ -435,6 +441,16 @@ class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):
         ServerLimits | None,
         Meta(description="the server's timings and thresholds; absent from older servers"),
     ] = None
+    rulesets: Annotated[
+        tuple[RulesetInfo, ...],
+        Meta(
+            max_length=MAX_RULESETS,
+            description="the rulesets `create_match.ruleset` may name, `standard` (the "
+            "printed rules) first, each with every number and what differs from the "
+            "printed rules. Added within version 1: empty from older servers, which offer "
+            "`standard` only",
+        ),
+    ] = ()
 
 
 class Ok(_Notice, frozen=True, tag="ok"):
@@ -554,6 +570,13 @@ class Snapshot(_Notice, frozen=True, kw_only=True, tag="snapshot"):
     seq: Annotated[Count, Meta(description="the events it reflects")]
     seat: Annotated[Seat | None, Meta(description="the seat it is built for; null: spectator")]
     state: Annotated[State, Meta(description="the state")]
+    ruleset: Annotated[
+        RulesetInfo | None,
+        Meta(
+            description="every number of the match's ruleset (R30), with what differs from "
+            "the printed rules. Added within version 1: absent from older servers"
+        ),
+    ] = None
 
 
 class Event(_Notice, frozen=True, kw_only=True, tag="event"):

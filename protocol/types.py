@@ -81,6 +81,7 @@ __all__ = [
     "PlayerScore",
     "Points",
     "RequestId",
+    "RulesetInfo",
     "Scoring",
     "Seat",
     "SeatAction",
@@ -374,6 +375,60 @@ class Points(_Value, frozen=True, kw_only=True):
             "which reveal 5"
         ),
     ] = None
+
+
+_Places = Annotated[int, Meta(ge=0, le=3)]
+#: A number for each table size, 2 to 6 players, in that order.
+ByPlayers = tuple[Count, Count, Count, Count, Count]
+
+
+class RulesetInfo(_Value, frozen=True, kw_only=True):
+    """Every number of a ruleset (R30), the printed rules' or a house ruleset's,
+    in the layout of a ruleset file (see the server's ``--ruleset``). Added
+    within version 1."""
+
+    name: Annotated[
+        Name, Meta(description="how the server offers it; `standard`: the printed rules")
+    ]
+    copies: Annotated[Count, Meta(description="copies of each colour-value pair in the deck (R3)")]
+    extra_copies: Annotated[
+        Count, Meta(description="more copies of each pair for large tables (R3)")
+    ]
+    extra_from_players: Annotated[
+        Count, Meta(description="the table size from which `extra_copies` are added (R3)")
+    ]
+    removed: Annotated[
+        ByPlayers,
+        Meta(description="cards removed unseen before the deal (R4), for 2, 3, 4, 5, 6 players"),
+    ]
+    reveal_size: Annotated[
+        Count, Meta(description="secret cards the reveal turns face up at the end (R19)")
+    ]
+    giving_bonus: Annotated[
+        tuple[Count, Count, Count, Count], Meta(description="GIVE bonus by rank (R15)")
+    ]
+    bouquet: Annotated[
+        tuple[Count, Count, Count, Count], Meta(description="KEEP points by rank (R14)")
+    ]
+    majority: Annotated[
+        tuple[tuple[Count, Count, Count], tuple[Count, Count, Count], tuple[Count, Count, Count]],
+        Meta(description="for ranks 1st–3rd: 1st, 2nd, 3rd majority points (R20)"),
+    ]
+    majority_places: Annotated[
+        tuple[_Places, _Places, _Places, _Places, _Places],
+        Meta(description="majority places that score (R20), for 2, 3, 4, 5, 6 players"),
+    ]
+    changes: Annotated[
+        tuple[Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH)], ...],
+        Meta(
+            max_length=32,
+            description="the fields that differ from the printed rules, as paths of a "
+            "ruleset file: `reveal_size`, `deck.copies`, `deck.extra_copies`, "
+            "`deck.extra_from_players`, `removed.N`, `points.giving_bonus`, "
+            "`points.bouquet`, `points.majority`, `majority_places.N` (N: players); "
+            "empty for the printed rules",
+        ),
+    ] = ()
 
 
 class MajorityPlace(_Value, frozen=True, kw_only=True):

@@ -32,6 +32,7 @@ from .cluster import options as cluster_options
 from .cluster.workers import supervise
 from .config import ServerConfig
 from .lan.tls import CERT_FILE, KEY_FILE, TlsError
+from .rulesets import RulesetFileError, load_files, offered
 from .storage import StorageError
 
 if TYPE_CHECKING:
@@ -362,6 +363,22 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="forget a player who has not connected for this many days and whom no kept "
         "match names; their token stops working (default: %(default)s)",
     )
+    parser.add_argument(
+        "--ruleset",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="offer the house ruleset in this TOML file too, under the file's name "
+        "(repeat for more); the printed rules are always offered as standard. "
+        "See engine/ruleset.py for the layout (default: the printed rules only)",
+    )
+    parser.add_argument(
+        "--check-rulesets",
+        action="store_true",
+        help="read the --ruleset files, print the names of the rulesets offered (one a "
+        "line, standard first) and exit; tulips play --ruleset checks its file so",
+    )
     cluster_options.add_arguments(parser)
     parser.add_argument(
         "--name",
@@ -411,6 +428,13 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         1 <= len(args.name.strip()) <= 40 and args.name.isprintable()
     ):
         parser.error(f"--name needs 1 to 40 printable characters, got {args.name!r}")
+    try:
+        house = load_files(args.ruleset)
+    except RulesetFileError as exc:
+        parser.error(f"--ruleset {exc}")
+    if args.check_rulesets:
+        print("\n".join(offered(house)))
+        parser.exit(0)
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -450,6 +474,7 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         web_connection_lifetime=args.web_connection_lifetime,
         loop=args.loop,
         parent_pid=args.parent_pid,
+        rulesets=house,
     )
     return cluster_options.apply(parser, args, config)
 

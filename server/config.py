@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import protocol as wire
+from engine import Ruleset
 from protocol.limits import MAX_TURN_TIMER, MIN_TURN_TIMER
 
 __all__ = ["ServerConfig"]
@@ -146,6 +147,9 @@ class ServerConfig:
     web_connection_lifetime: float = 60.0
     #: the event loop ``tulips-server`` runs on: "asyncio", or "uvloop" (an optional extra)
     loop: str = "asyncio"
+    #: the house rulesets offered besides the printed rules (``--ruleset``), by
+    #: their names; "standard", the printed rules, is always offered
+    rulesets: tuple[Ruleset, ...] = ()
     #: stop when this process ends (a program that runs a server of its own, as
     #: ``tulips play`` does, so that it is not left running if the program is killed)
     parent_pid: int | None = None

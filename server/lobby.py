@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import protocol as wire
-from engine import DEFAULT_RULESET, Ruleset
+from engine import Ruleset
 from protocol import ErrorCode
 from protocol.limits import MAX_MATCHES_LISTED
 
@@ -44,6 +44,7 @@ from .match.thinker import Thinker
 from .match.views import action_from_wire, match_removed_frame
 from .peer import Peer
 from .ratelimit import Lockout
+from .rulesets import offered, ruleset_info
 from .storage import Storage, StorageError, persist
 
 __all__ = ["Lobby"]
@@ -99,7 +100,11 @@ class Lobby:
         #: the fingerprint of the certificate the server serves (None: plain ws://),
         #: told by the server before :meth:`open`; a cluster node vouches with it
         self.fingerprint: str | None = None
-        self.rulesets = rulesets or {"standard": DEFAULT_RULESET}
+        self.rulesets = rulesets or offered(config.rulesets)
+        #: what welcome tells every client of them
+        self.ruleset_infos = tuple(
+            ruleset_info(rules, name) for name, rules in self.rulesets.items()
+        )
         #: connections that asked for the match list; those in no match get every update
         self._browsers: set[int] = set()
         #: wrong join codes, by (address, match)
@@ -426,6 +431,7 @@ class Lobby:
             token=token,
             name=player.name,
             limits=self.config.limits(peer.address),
+            rulesets=self.ruleset_infos,
         )
 
     async def _stored_player(self, storage: Storage, token: str) -> Player | None:

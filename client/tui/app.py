@@ -49,6 +49,7 @@ from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconne
 from client.trust import KnownServers, server_key
 
 from .hangup import HANGUP_STATUS, HangupGuard
+from .houserules import STANDARD, house_rules_text
 from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
@@ -104,6 +105,8 @@ class QuickMatch:
 
     players: int = 4
     strength: str = "medium"
+    #: the ruleset it plays (``--ruleset``'s name); None: the printed rules
+    ruleset: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,8 @@ class Plan:
     fingerprint: str | None = None
     #: ring the terminal's bell when it is the player's move (``--no-bell``: not)
     bell: bool = True
+    #: the ruleset the new-match form starts with (``tulips play --ruleset``)
+    ruleset: str | None = None
 
 
 #: Follows the LAN: the servers found, again whenever they change.
@@ -156,6 +161,12 @@ class TulipsApp(App[int]):
         super().__init__()
         self.plan = plan
         self.url = plan.url
+        #: the rulesets the server offers, by name, as its welcome said
+        self.rulesets: dict[str, wire.RulesetInfo] = {}
+        #: each match's own ruleset, as its snapshot said
+        self.match_rules: dict[str, wire.RulesetInfo] = {}
+        #: the ruleset whose house rules the log has told, by match
+        self._rules_told: dict[str, wire.RulesetInfo] = {}
         #: the pinned fingerprint (``--fingerprint``): the certificate must be this one
         self.fingerprint = plan.fingerprint
         #: the fingerprint the picked LAN server announced: a hint for the trust prompt
@@ -357,7 +368,7 @@ class TulipsApp(App[int]):
         token = self.identity.token_for(self.url) if self.identity is not None else None
         session = self.sessions(self.url, self.plan.name, token)
         try:
-            await session.open()
+            self._welcomed(await session.open())
         except ConnectError as exc:
             if token is None or exc.code != "bad_token":
                 self.fail(self._connect_failure(exc))
@@ -366,7 +377,7 @@ class TulipsApp(App[int]):
             self.identity.forget(self.url)  # the server forgot us: start afresh
             session = self.sessions(self.url, self.plan.name, None)
             try:
-                await session.open()
+                self._welcomed(await session.open())
             except ConnectError as again:
                 self.fail(self._connect_failure(again))
                 return None
@@ -374,12 +385,33 @@ class TulipsApp(App[int]):
             self.identity.remember(self.url, session.token)
         return session
 
+    def _tell_house_rules(self) -> None:
+        """Say once in the match's log what its ruleset changes from the printed
+        rules (its snapshot's numbers, or those the server offers it with)."""
+        match = self.follow.match_id
+        if match is None:
+            return
+        info = self.match_rules.get(match)
+        if info is None and self.follow.summary is not None:
+            info = self.rulesets.get(self.follow.summary.ruleset)
+        if info is None or self._rules_told.get(match) == info:
+            return
+        self._rules_told[match] = info
+        text = house_rules_text(info, self.rulesets.get(STANDARD))
+        if text is not None:
+            self.follow.say(Text(text, style="italic"))
+
+    def _welcomed(self, welcome: wire.Welcome) -> None:
+        """Keep the rulesets the server offers (none said: the printed rules only)."""
+        self.rulesets = {info.name: info for info in welcome.rulesets}
+
     async def _quick_match(self, session: SessionLike, quick: QuickMatch) -> None:
         self.connecting.status = t("status.dealing")
         await session.create_match(
             name=t("quick.name", name=self.plan.name)[:40],
             seats=quick.players,
             bots=[(seat, quick.strength) for seat in range(1, quick.players)],
+            ruleset=quick.ruleset,
         )
 
     def on_server_message(self, message: object) -> None:
@@ -403,13 +435,18 @@ class TulipsApp(App[int]):
             self.lobby.update(message.match)
             if self.follow.update(message.match):
                 self._maybe_autostart()
+            self._tell_house_rules()
         elif isinstance(message, wire.MatchRemoved):
             self.lobby.remove(message.match)
         elif isinstance(message, wire.Joined):
             if self.follow.join(message):
                 self.picking = False
+                self._rules_told.pop(message.match, None)
+            self._tell_house_rules()
             self._show("table")
         elif isinstance(message, wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer):
+            if isinstance(message, wire.Snapshot) and message.ruleset is not None:
+                self.match_rules[message.match] = message.ruleset
             self._pace(message)
             return
         elif isinstance(message, wire.RematchOffer):
@@ -450,6 +487,7 @@ class TulipsApp(App[int]):
         follow = self.follow
         if isinstance(message, wire.Snapshot):
             self._take_snapshot(message)
+            self._tell_house_rules()
         elif isinstance(message, wire.Event):
             outcome = follow.event(message)
             if outcome == "gap":
@@ -732,7 +770,12 @@ class TulipsApp(App[int]):
             if settings is not None:
                 self.request(lambda s: self._create(s, settings))
 
-        self.push_screen(CreateMatchScreen(self._fresh_match_name()), create)
+        self.push_screen(
+            CreateMatchScreen(
+                self._fresh_match_name(), rulesets=tuple(self.rulesets), ruleset=self.plan.ruleset
+            ),
+            create,
+        )
 
     def _fresh_match_name(self) -> str:
         """The new-match form's name: "Ada's table", or "Ada's table 2" (3, …)
@@ -755,6 +798,7 @@ class TulipsApp(App[int]):
             turn_timer=settings.turn_timer,
             first_seat=settings.first_seat,
             open_box=settings.open_box,
+            ruleset=settings.ruleset,
         )
         if settings.join_code is not None and isinstance(joined, wire.Joined):
             self._join_codes[joined.match] = settings.join_code

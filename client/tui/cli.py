@@ -1,6 +1,6 @@
 """``tulips``: the terminal client's command line.
 
-    tulips play [--players 4] [--strength medium] [--name Ana] [--lang de]
+    tulips play [--players 4] [--strength medium] [--ruleset FILE] [--name Ana] [--lang de]
     tulips connect [ws://HOST:PORT | wss://HOST:PORT] [--fingerprint SHA256:…] [--name Ana]
                    [--lang es] [--identity-file PATH]
     tulips servers [--timeout 3] [--json] [--interface eth0]
@@ -153,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--strength", choices=STRENGTHS, default="medium", help=t("cli.help.strength")
     )
+    play.add_argument(
+        "--ruleset", type=Path, default=None, metavar="FILE", help=t("cli.help.ruleset")
+    )
     play.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
     lan = argparse.ArgumentParser(add_help=False)
     lan.add_argument(
@@ -265,14 +268,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .hangup import HangupGuard
     from .identity import IdentityStore
-    from .localserver import LocalServer
+    from .localserver import LocalServer, LocalServerError, check_ruleset
 
     local = None
     bell = not args.no_bell
     if args.command == "play":
-        local = LocalServer(bot_delay=args.bot_delay)
+        rulesets = () if args.ruleset is None else (args.ruleset,)
+        ruleset = None
+        if args.ruleset is not None:
+            try:  # the server reads the file: a bad one is told before the screen opens
+                ruleset = check_ruleset(args.ruleset)
+            except LocalServerError as exc:
+                print(f"tulips: {exc}", file=sys.stderr)
+                return 2
+        local = LocalServer(bot_delay=args.bot_delay, rulesets=rulesets)
         plan = Plan(
-            name=name, local=local, quick=QuickMatch(args.players, args.strength), bell=bell
+            name=name,
+            local=local,
+            quick=QuickMatch(args.players, args.strength, ruleset),
+            bell=bell,
+            ruleset=ruleset,
         )
     elif args.url is None:
         plan = Plan(

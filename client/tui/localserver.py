@@ -20,9 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
 
-__all__ = ["LocalServer", "LocalServerError", "free_port"]
+__all__ = ["LocalServer", "LocalServerError", "check_ruleset", "free_port"]
 
 
 class LocalServerError(Exception):
@@ -36,6 +38,28 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(probe.getsockname()[1])
 
 
+def check_ruleset(path: Path, python: str = sys.executable, timeout: float = 20.0) -> str:
+    """The name ``path``'s house ruleset is offered under, as the server reads
+    it (``--check-rulesets``); the server's one-line reason if it cannot be
+    offered, as :class:`LocalServerError`. The client never parses it itself."""
+    try:
+        done = subprocess.run(
+            [python, "-m", "server", "--ruleset", str(path), "--check-rulesets"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LocalServerError(f"--ruleset {path}: the server could not check it: {exc}") from None
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        reason = lines[-1] if lines else f"exit status {done.returncode}"
+        raise LocalServerError(reason.removeprefix("tulips-server: error: "))
+    names = done.stdout.decode().split("\n")
+    return [n for n in names if n.strip()][-1]
+
+
 class LocalServer:
     """A server subprocess on 127.0.0.1 with bots that take their time."""
 
@@ -47,12 +71,15 @@ class LocalServer:
         python: str = sys.executable,
         startup_timeout: float = 20.0,
         attempts: int = 3,
+        rulesets: Sequence[Path] = (),
     ) -> None:
+        """``rulesets``: house ruleset files the server offers (``--ruleset``)."""
         self.bot_delay = bot_delay
         self.host = host
         self.python = python
         self.startup_timeout = startup_timeout
         self.attempts = attempts
+        self.rulesets = tuple(rulesets)
         self.port: int | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
@@ -73,6 +100,7 @@ class LocalServer:
             "--bot-delay", str(self.bot_delay),
             "--log-level", "WARNING",
             "--parent-pid", str(os.getpid()),  # killed, we take it with us
+            *(arg for path in self.rulesets for arg in ("--ruleset", str(path))),
         ]  # fmt: skip
 
     async def start(self) -> str:

@@ -37,6 +37,7 @@ class SessionLike(Protocol):
         turn_timer: float | None = ...,
         first_seat: int | None = ...,
         open_box: bool = ...,
+        ruleset: str | None = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None

@@ -802,6 +802,8 @@ class LobbyRow:
     open_box: bool = False
     #: in a cluster: the node that runs it is not answering now
     unavailable: bool = False
+    #: the ruleset it plays (R30); "standard": the printed rules
+    ruleset: str = "standard"
 
 
 _STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
@@ -832,6 +834,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     full=all(s.kind != "empty" for s in summary.seats),
                     open_box=summary.open_box,
                     unavailable=not summary.available,
+                    ruleset=summary.ruleset,
                 ),
             )
         )

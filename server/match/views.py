@@ -21,6 +21,7 @@ from engine import all_cards, project_event
 from engine import events as ev
 from protocol.limits import MAX_REPLAY_EVENTS
 
+from ..rulesets import ruleset_info
 from .seats import Seat
 from .settings import MatchSettings
 
@@ -332,7 +333,12 @@ def snapshot(
     """Everything ``seat`` may see of the match after its first ``seq`` events:
     ``view`` is that seat's observation (a spectator's for None)."""
     return wire.Snapshot(
-        id=request_id, match=match_id, seq=seq, seat=seat, state=state_to_wire(view)
+        id=request_id,
+        match=match_id,
+        seq=seq,
+        seat=seat,
+        state=state_to_wire(view),
+        ruleset=ruleset_info(view.ruleset),
     )
 
 

@@ -619,3 +619,13 @@ def rematch_waiting_room() -> list[object]:
             match=summary("open", seats=seats, name="Rematch", spectators=2, watching=("Cy", "Dee"))
         ),
     ]
+#: A server's offer with a house ruleset (R30), as ``welcome.rulesets`` has it.
+RULESETS = {info.name: info for info in (examples.STANDARD_RULESET, examples.HOUSE_RULESET)}
+
+
+def house_waiting_room() -> list[object]:
+    """:func:`waiting_room` of a match that plays the house ruleset "short reveal"."""
+    joined, update = waiting_room()
+    assert isinstance(update, wire.MatchUpdate)
+    house = msgspec.structs.replace(update.match, ruleset=examples.HOUSE_RULESET.name)
+    return [joined, wire.MatchUpdate(match=house)]

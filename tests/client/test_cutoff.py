@@ -158,6 +158,19 @@ def _join_code(code: str) -> Step:
     return step
 
 
+def _offer_rulesets(*then: Step) -> Step:
+    """The server's welcome offered a house ruleset besides the printed rules."""
+
+    async def step(pilot: Pilot[Any], session: fakes.ScriptedSession) -> None:
+        app = pilot.app
+        assert isinstance(app, TulipsApp)
+        app.rulesets = dict(fakes.RULESETS)
+        for next_step in then:
+            await next_step(pilot, session)
+
+    return step
+
+
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
     return wire.Event(match=MATCH, seq=seq, event=event)
 
@@ -209,6 +222,16 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "rematch-waiting-room": (fakes.rematch_waiting_room, {}, ()),
     "add-bot": (fakes.waiting_room, {}, (_press("b"),)),
     "remove-seat": (fakes.rematch_waiting_room, {}, (_press("x"),)),
+    "new-match-ruleset": (
+        list,
+        {"matches": fakes.lobby_matches()},
+        (_offer_rulesets(_press("n")),),
+    ),
+    "waiting-room-house-rules": (
+        fakes.house_waiting_room,
+        {},
+        (_offer_rulesets(_feed(fakes.house_waiting_room()[1])),),
+    ),
     "opening": (fakes.opening, {}, ()),
     "opening-done": (fakes.opening, {}, (OPENING_DONE,)),
     "others-turn": (lambda: fakes.mid_game()[:-3], {}, ()),

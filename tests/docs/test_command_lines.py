@@ -108,7 +108,7 @@ def test_server_help_shows_every_default(capsys: pytest.CaptureFixture[str]) -> 
     }
     for flag, default in expected.items():
         assert default in helps[flag], helps[flag]
-    switches = {"--help", "--version", "--no-storage", "--no-announce", "--tls"}
+    switches = {"--help", "--version", "--no-storage", "--no-announce", "--tls", "--check-rulesets"}
     unset = {"--parent-pid", "--tls-cert", "--tls-key", "--allow-origin"}
     unset |= {"--cluster", "--redis-password-file", "--cluster-key-file"}
     for flag, text in helps.items():

@@ -731,3 +731,36 @@ def test_error_message_for_takes_the_request_id_when_the_error_has_none() -> Non
     error = ProtocolError(ErrorCode.NOT_HOST, "only the host may start")
     assert error_message_for(error, 7).id == 7
     assert error_message_for(ProtocolError(ErrorCode.NOT_HOST, "x", request_id=3), 7).id == 3
+
+
+def test_largest_valid_welcome_rulesets_fit_in_a_frame() -> None:
+    """MAX_RULESETS rulesets with the longest 4-byte names, huge numbers and
+    every change listed fit in one ``welcome`` frame."""
+    from protocol import RulesetInfo, Welcome
+    from protocol.limits import MAX_RULESETS
+
+    big = 2**63 - 1
+    info = RulesetInfo(
+        name="\U0001d54f" * MAX_NAME_LENGTH,
+        copies=big,
+        extra_copies=big,
+        extra_from_players=big,
+        removed=(big,) * 5,
+        reveal_size=big,
+        giving_bonus=(big,) * 4,
+        bouquet=(big,) * 4,
+        majority=((big,) * 3,) * 3,
+        majority_places=(3,) * 5,
+        changes=("x" * 64,) * 32,
+    )
+    message = Welcome(
+        id="i" * 64,
+        server="s" * 200,
+        versions=(1,),
+        player="p" * 64,
+        token="t" * 64,
+        name="\U0001d54f" * MAX_NAME_LENGTH,
+        rulesets=(info,) * MAX_RULESETS,
+    )
+    assert len(encode(message)) <= MAX_FRAME_BYTES
+    assert decode_server_message(encode(message)) == message

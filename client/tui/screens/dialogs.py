@@ -44,6 +44,8 @@ class CreateSettings:
     first_seat: int | None = None  # R12: who plays first; None: chance
     #: R27: once finished, the server publishes the seed and every action
     open_box: bool = False
+    #: the ruleset (R30) by the name the server offers it; None: the printed rules
+    ruleset: str | None = None
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
@@ -92,9 +94,15 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         Binding("ctrl+s", "create", show=False),
     ]
 
-    def __init__(self, default_name: str) -> None:
+    def __init__(
+        self, default_name: str, rulesets: Sequence[str] = (), ruleset: str | None = None
+    ) -> None:
+        """``rulesets``: the names the server offers (a choice only if more than
+        one); ``ruleset``: the one chosen at first, if offered."""
         super().__init__()
         self.default_name = default_name
+        self.rulesets = tuple(rulesets)
+        self.ruleset = ruleset if ruleset in self.rulesets else None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="create", classes="dialog"):
@@ -135,6 +143,13 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 )  # fmt: skip
                 yield Label(t("create.open_box"))
                 yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
+                if len(self.rulesets) > 1:
+                    yield Label(t("create.ruleset"))
+                    yield Select(
+                        [(name, name) for name in self.rulesets],
+                        value=self.ruleset or self.rulesets[0],
+                        allow_blank=False, id="ruleset", compact=True,
+                    )  # fmt: skip
             yield Static(id="create-error")
             with Horizontal(classes="buttons"):
                 yield Button(t("create.create"), id="create-ok", variant="primary", compact=True)
@@ -142,6 +157,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
 
     def on_mount(self) -> None:
         self.query_one("#create").border_title = t("create.title")
+        if len(self.rulesets) > 1:  # one row more: the form keeps within 24 lines
+            self.query_one("#create").styles.padding = (0, 2)
         self.query_one("#name", Input).focus()
 
     def _settings(self) -> CreateSettings | str:
@@ -169,7 +186,14 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             turn_timer=float(timer) if timer else None,
             first_seat=None if first == CHANCE else first,
             open_box=self.query_one("#open-box", Tick).value,
+            ruleset=self._ruleset(),
         )
+
+    def _ruleset(self) -> str | None:
+        if len(self.rulesets) <= 1:
+            return None
+        chosen = str(self.query_one("#ruleset", Select).value)
+        return None if chosen == "standard" else chosen
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Seats or bots changed: bots that leave the host a seat (fewer seats,
