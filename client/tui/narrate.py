@@ -40,7 +40,8 @@ def describe(
     if line is None or by is None or seat is None:
         return line
     if by == "timer":
-        badge = Text(" ⏱ " + t("log.by.timer") + " ", style="bold reverse #ffd75f")
+        # words, not a stopwatch glyph: the browser front's font has none
+        badge = Text(" " + t("log.by.timer") + " ", style="bold reverse #ffd75f")
     else:
         badge = rich(
             "log.by.stand_in", style="bold reverse #5fb2ff", who=_who_plain(seat, names, me)
