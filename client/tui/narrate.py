@@ -131,5 +131,6 @@ def _describe_setup(
 
 
 def _ranking_text(ranking: Sequence[str]) -> Text:
-    """``◆Purple > ●Blue``: the log has room to name the colours."""
-    return Text(" > ").join(colour_tag(colour, name=True) for colour in ranking)
+    """``◆ > ● > ♥``: the colours' marks only, so that a face-up add fits one
+    row of the log at 80×24 (the festival panel names them, in rank order)."""
+    return Text(" > ").join(colour_tag(colour) for colour in ranking)

@@ -178,6 +178,9 @@ SECOND_CARD = _feed(
         points=(5, 5, 5, 0),
     ),
 )
+CHAT_LINE = wire.ChatLine(
+    match=MATCH, seat=0, name="Cy", text="well played, that give was a good one"
+)
 OPENING_DONE = _feed(_event(6, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3")))
 
 #: name: (script, keyword arguments of the app, steps after it settled)
@@ -194,6 +197,9 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "give": (fakes.mid_game, {}, (_press("g"),)),
     "second-card": (fakes.mid_game, {}, (_press("k"), SECOND_CARD)),
     "chat": (fakes.mid_game, {}, (_press("c"),)),
+    "chat-unread": (fakes.mid_game, {}, (_feed(CHAT_LINE),)),
+    "chat-pane": (fakes.mid_game, {}, (_feed(CHAT_LINE), _press("m"))),
+    "chat-pane-empty": (fakes.mid_game, {}, (_press("m"),)),
     "help": (fakes.mid_game, {}, (_press("question_mark"),)),
     "watching": (fakes.spectator, {}, ()),
     "final": (fakes.ending, {}, ()),

@@ -96,10 +96,10 @@ class TableScreen(Screen[None]):
         self.watch_chatting(self.chatting)
         self._show(self.view)
 
-    def action_chat(self) -> None:
+    async def action_chat(self) -> None:
         """Say something to the table: the chat pane shows, then the line to type."""
         self.chatting = True
-        self.app.run_action("app.chat")
+        await self.app.run_action("app.chat")
 
     def action_toggle_chat(self) -> None:
         """Show the chat in the log's pane, or the moves again."""
