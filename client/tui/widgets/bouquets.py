@@ -110,19 +110,21 @@ class PlayersPanel(Widget):
             expand=True,
             show_edge=False,
             pad_edge=False,
-            show_header=False,
+            show_header=wide,  # narrow: the border's legend names the columns
         )
         names = min(NAME_MAX, max((_name_width(row) for row in self.rows), default=1))
         points = max(3, *(len(str(row.score)) for row in self.rows)) if self.rows else 3
+        split = Text(t("players.split")).cell_len
         table.add_column(no_wrap=True, width=1)
-        table.add_column(no_wrap=True, width=1, justify="right")
-        table.add_column(no_wrap=True, width=names, overflow="ellipsis")
-        table.add_column(justify="right", no_wrap=True, width=points)
+        table.add_column("#", no_wrap=True, width=1, justify="right")
+        table.add_column(t("players.player"), no_wrap=True, width=names, overflow="ellipsis")
+        table.add_column(t("players.points"), justify="right", no_wrap=True, width=points)
         if wide:
-            table.add_column(justify="right", no_wrap=True, width=8)
-        table.add_column(ratio=1, overflow="fold")
+            table.add_column(t("players.split"), justify="right", no_wrap=True, width=split)
+        table.add_column(t("festival.cards"), ratio=1, overflow="fold")
         if wide:
-            table.add_column(justify="right", no_wrap=True, width=2)
+            tulips = Text(t("players.tulips")).cell_len
+            table.add_column(t("players.tulips"), justify="right", no_wrap=True, width=tulips)
         for row in self.rows:
             cells: list[RenderableType] = [
                 Text("▶", style="bold yellow") if row.acting else Text(" "),
