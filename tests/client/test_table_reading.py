@@ -19,7 +19,7 @@ from client.tui.widgets.log import ChatLog, EventLog
 
 from . import fakes
 from .fakes import MATCH
-from .screens import running, settle, screen_text
+from .screens import running, screen_text, settle
 
 
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
@@ -183,7 +183,9 @@ async def test_the_players_columns_keep_their_places_from_turn_to_turn() -> None
         panel = app.table_screen.query_one(PlayersPanel)
         before = starts(_region_text(app, panel))
         session.feed(*fakes.mid_game()[16:])
-        session.feed(wire.TurnTimer(match=MATCH, seq=97, timers=(wire.SeatTimer(seat=1, seconds=42.0),)))
+        session.feed(
+            wire.TurnTimer(match=MATCH, seq=97, timers=(wire.SeatTimer(seat=1, seconds=42.0),))
+        )
         await settle(pilot, session)
         after = starts(_region_text(app, panel))
     assert len(before) == 1 and before == after, (before, after)

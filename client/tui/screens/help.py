@@ -62,7 +62,9 @@ def help_text() -> Group:
         legend.add_row(colour_tag(colour, name=True), "")
     legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
     legend.add_row(
-        Text.assemble(("◆", "bold #c192ff"), ("432", "#c192ff"), " ", ("●", "bold #5fb2ff"), ("4", "#5fb2ff")),
+        Text.assemble(
+            ("◆", "bold #c192ff"), ("432", "#c192ff"), " ", ("●", "bold #5fb2ff"), ("4", "#5fb2ff")
+        ),
         t("help.bouquet_cells"),
     )
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))

@@ -114,13 +114,13 @@ class PlayersPanel(Widget):
         )
         names = min(NAME_MAX, max((_name_width(row) for row in self.rows), default=1))
         points = max(3, *(len(str(row.score)) for row in self.rows)) if self.rows else 3
-        split = Text(t("players.split")).cell_len
+        split_width = Text(t("players.split")).cell_len
         table.add_column(no_wrap=True, width=1)
         table.add_column("#", no_wrap=True, width=1, justify="right")
         table.add_column(t("players.player"), no_wrap=True, width=names, overflow="ellipsis")
         table.add_column(t("players.points"), justify="right", no_wrap=True, width=points)
         if wide:
-            table.add_column(t("players.split"), justify="right", no_wrap=True, width=split)
+            table.add_column(t("players.split"), justify="right", no_wrap=True, width=split_width)
         table.add_column(t("festival.cards"), ratio=1, overflow="fold")
         if wide:
             tulips = Text(t("players.tulips")).cell_len
