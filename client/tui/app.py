@@ -454,7 +454,7 @@ class TulipsApp(App[int]):
         elif isinstance(message, wire.Removed):
             self._removed(message)
         elif isinstance(message, wire.ChatLine):
-            self.follow.say(Text.assemble((message.name, "bold"), ": ", message.text))
+            self.follow.chat_line(Text.assemble((message.name, "bold"), ": ", message.text))
         elif isinstance(message, wire.Error) and message.id is None:
             self.notify(self._error_text(message.code, message.message), severity="error")
         self._render()
@@ -595,6 +595,7 @@ class TulipsApp(App[int]):
             timers=follow.signals.seconds(),
             bot_in=follow.signals.bot_in(),
             join_code=self._join_codes.get(follow.match_id or ""),
+            chat=follow.chat,
         )
 
     def _show(self, name: str) -> None:

@@ -81,6 +81,7 @@ class Follow:
         self.state: wire.State | None = None
         self.seq = 0
         self.log: list[Text] = []
+        self.chat: list[Text] = []
         self.acting = False
         self.last_prompt: wire.Prompt | None = None
         self.since: wire.State | None = None
@@ -96,6 +97,7 @@ class Follow:
             self.state = None
             self.seq = 0
             self.log = []
+            self.chat = []
             self.last_prompt = None
             self.since = None
             self.signals.clear()
@@ -223,6 +225,11 @@ class Follow:
         """Add a line to the log (the oldest go when it is long)."""
         self.log.append(line)
         del self.log[:-LOG_LINES]
+
+    def chat_line(self, line: Text) -> None:
+        """Add a line to the chat, kept apart from the moves (the oldest go when it is long)."""
+        self.chat.append(line)
+        del self.chat[:-LOG_LINES]
 
     def recall(self, at: int, lines: list[Text]) -> None:
         """Put ``lines`` (from the match's record) into the log before its

@@ -40,7 +40,8 @@ def describe(
     if line is None or by is None or seat is None:
         return line
     if by == "timer":
-        badge = Text(" ⏱ " + t("log.by.timer") + " ", style="bold reverse #ffd75f")
+        # words, not a stopwatch glyph: the browser front's font has none
+        badge = Text(" " + t("log.by.timer") + " ", style="bold reverse #ffd75f")
     else:
         badge = rich(
             "log.by.stand_in", style="bold reverse #5fb2ff", who=_who_plain(seat, names, me)
@@ -130,5 +131,6 @@ def _describe_setup(
 
 
 def _ranking_text(ranking: Sequence[str]) -> Text:
-    """``◆Purple > ●Blue``: the log has room to name the colours."""
-    return Text(" > ").join(colour_tag(colour, name=True) for colour in ranking)
+    """``◆ > ● > ♥``: the colours' marks only, so that a face-up add fits one
+    row of the log at 80×24 (the festival panel names them, in rank order)."""
+    return Text(" > ").join(colour_tag(colour) for colour in ranking)

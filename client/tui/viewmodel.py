@@ -131,6 +131,8 @@ class PlayerRow:
     stand_in: bool = False  # a bot plays this person's seat now
     bot_in: int | None = None  # seconds until a bot plays for this absent person
     seconds: int | None = None  # seconds left on the seat's turn timer
+    #: the bouquet's card values, in colour order, each colour's highest first
+    cards: tuple[tuple[int, ...], ...] = ()
 
     @property
     def score(self) -> int:
@@ -227,6 +229,8 @@ class TableView:
     seconds_left: int | None = None
     #: how many turns the match has in all, during the turns (R4, R18)
     turns: int | None = None
+    #: the chat, oldest first: its own pane, apart from the moves
+    chat: tuple[Text, ...] = ()
 
 
 def _values(festival: Sequence[wire.Card], colour: wire.Colour) -> tuple[int, ...]:
@@ -294,6 +298,15 @@ def _colours(bouquet: Sequence[wire.Card]) -> tuple[tuple[int, int], ...]:
     )
 
 
+def _cards(bouquet: Sequence[wire.Card]) -> tuple[tuple[int, ...], ...]:
+    """The bouquet's values by colour (colour order), each colour's highest first."""
+    parts = [wire.card_parts(card) for card in bouquet]
+    return tuple(
+        tuple(sorted((p.value for p in parts if p.colour == colour), reverse=True))
+        for colour in COLOURS
+    )
+
+
 def player_rows(
     state: wire.State | None,
     summary: wire.MatchSummary | None,
@@ -355,6 +368,7 @@ def player_rows(
                 stand_in=info is not None and info.stand_in,
                 bot_in=(bot_in or {}).get(seat),
                 seconds=(timers or {}).get(seat),
+                cards=_cards(bouquet),
             )
         )
     return tuple(rows)
@@ -609,6 +623,7 @@ def table_view(
     timers: Mapping[int, int] | None = None,
     bot_in: Mapping[int, int] | None = None,
     join_code: str | None = None,
+    chat: Sequence[Text] = (),
 ) -> TableView:
     """Everything the table screen shows, from what the server sent (``points``:
     what each legal action scores, as the seat's last prompt said; ``rankings``:
@@ -618,6 +633,9 @@ def table_view(
     if summary is not None and timers:  # a bot plays those seats: their timers mean nothing
         stand_ins = {info.seat for info in summary.seats if info.stand_in}
         timers = {seat: left for seat, left in timers.items() if seat not in stand_ins}
+    # an absent player's one countdown is beside their note in the players'
+    # panel (grace or turn timer, whichever runs out first), not also here
+    away = set(bot_in or {})
     actions = actions_view(
         state,
         summary,
@@ -627,7 +645,7 @@ def table_view(
         acting=acting,
         online=online,
         points=points,
-        timers=timers,
+        timers={seat: left for seat, left in (timers or {}).items() if seat not in away},
         join_code=join_code,
         rankings=rankings,
     )
@@ -644,6 +662,7 @@ def table_view(
         your_turn=actions.mode in ("turn", "give", "opening"),
         seconds_left=seconds_left if actions.mode in ("turn", "give", "opening") else None,
         turns=turns_in_match(state) if state is not None else None,
+        chat=tuple(chat),
     )
 
 

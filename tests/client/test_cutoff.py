@@ -210,6 +210,9 @@ SECOND_CARD_STAYS = _feed(
         rankings=(None, None, None, ("purple", "blue", "orange", "pink")),
     ),
 )
+CHAT_LINE = wire.ChatLine(
+    match=MATCH, seat=0, name="Cy", text="well played, that give was a good one"
+)
 OPENING_DONE = _feed(_event(6, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3")))
 
 #: name: (script, keyword arguments of the app, steps after it settled)
@@ -240,6 +243,9 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "second-card": (fakes.mid_game, {}, (_press("k"), SECOND_CARD)),
     "second-card-stays": (fakes.mid_game, {}, (_press("k"), SECOND_CARD_STAYS)),
     "chat": (fakes.mid_game, {}, (_press("c"),)),
+    "chat-unread": (fakes.mid_game, {}, (_feed(CHAT_LINE),)),
+    "chat-pane": (fakes.mid_game, {}, (_feed(CHAT_LINE), _press("m"))),
+    "chat-pane-empty": (fakes.mid_game, {}, (_press("m"),)),
     "help": (fakes.mid_game, {}, (_press("question_mark"),)),
     "watching": (fakes.spectator, {}, ()),
     "final": (fakes.ending, {}, ()),

@@ -208,7 +208,7 @@ async def test_fetch_keeps_who_played_each_move_across_pages() -> None:
     assert len(record.by) == len(EVENTS)
     assert {i + 1: by for i, by in enumerate(record.by) if by is not None} == marks
     replay = Replay(record, fakes.replayed_summary())
-    badged = [i + 1 for i, line in enumerate(replay.lines) if line and "⏱" in line.plain]
+    badged = [i + 1 for i, line in enumerate(replay.lines) if line and "time ran out" in line.plain]
     assert badged == [21]
     stood_in = [i + 1 for i, line in enumerate(replay.lines) if line and "bot for" in line.plain]
     assert stood_in == [11]

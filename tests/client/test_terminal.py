@@ -117,7 +117,7 @@ class Screen:
         """The rows of text inside the "What happened" panel, top to bottom."""
         rows = self.rows()
         top = next(i for i, row in enumerate(rows) if "What happened" in row)
-        left = rows[top].index("╭", rows[top].index("╮") + 1) if "╮" in rows[top] else 0
+        left = rows[top].rindex("╭", 0, rows[top].index("What happened"))  # the log's corner
         inside = []
         for row in rows[top + 1 :]:
             if row[left] == "╰":

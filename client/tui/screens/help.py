@@ -25,6 +25,7 @@ _KEYS = (
     ("help.key.digits", "help.key.pick"),
     ("keyname.tab", "help.key.tab"),
     ("help.key.log_keys", "help.key.log"),
+    ("keyname.m", "help.key.chat_pane"),
     ("keyname.escape", "keys.back"),
     ("keyname.scores", "keys.scores"),
     ("keyname.lobby", "keys.lobby"),
@@ -48,7 +49,8 @@ def _key_table(rows: tuple[tuple[str, str], ...]) -> Table:
     keys.add_column(no_wrap=True)
     keys.add_column()
     for key, description in rows:
-        keys.add_row(Text(f" {t(key)} ", style="bold reverse"), t(description))
+        # a span, not the cell's base style: the column's padding stays unstyled
+        keys.add_row(Text.assemble((f" {t(key)} ", "bold reverse")), t(description))
     return keys
 
 
@@ -60,10 +62,14 @@ def help_text() -> Group:
     for colour in COLOURS:
         legend.add_row(colour_tag(colour, name=True), "")
     legend.add_row(Text("● / ○", style="bold"), t("help.presence"))
-    legend.add_row(Text("2·8", style="bold"), t("help.bouquet_cells"))
+    legend.add_row(
+        Text.assemble(
+            ("◆", "bold #c192ff"), ("432", "#c192ff"), " ", ("●", "bold #5fb2ff"), ("4", "#5fb2ff")
+        ),
+        t("help.bouquet_cells"),
+    )
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
-    legend.add_row(Text("⏱23", style="bold"), t("help.timer"))
-    legend.add_row(Text(" 23 ", style="bold reverse #ffd75f"), t("help.changed"))
+    legend.add_row(Text.assemble((" 23 ", "bold reverse #ffd75f")), t("help.changed"))
     legend.add_row(card_text("pink-4") + Text("✓", style="bold green"), t("help.revealed_mine"))
     keys, replay_keys = _key_table(_KEYS), _key_table(_REPLAY_KEYS)
     return Group(

@@ -1,16 +1,23 @@
-"""The table: festival and players on top, your actions and the log below.
+"""The table: on the left the festival and, under it, your actions; on the
+right the players and, under them, the log — as tall as the rest of the
+screen, so a whole round stays on it at 80×24.
 
 The app sets ``view`` (a :class:`~client.tui.viewmodel.TableView`) after
 every change; the screen hands each part to its widget. Keys and buttons run
 ``app.choose(key)``; the app looks the key up in the view's choices. The
 arrows, Page Up/Down and Home scroll the log; End follows it again. ``q``
-asks before it quits a running match."""
+asks before it quits a running match.
+
+The chat has a pane of its own in the log's place: ``m`` shows the chat or
+the moves, and ``c`` (say something) shows the chat. While the moves show,
+the log's title counts the chat lines not seen yet."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -20,7 +27,7 @@ from ..widgets.actions import ActionsPanel
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.bouquets import PlayersPanel
 from ..widgets.festival import FestivalPanel
-from ..widgets.log import EventLog
+from ..widgets.log import ChatLog, EventLog
 from ..widgets.toosmall import TooSmall
 
 __all__ = ["TableScreen"]
@@ -49,7 +56,8 @@ class TableScreen(Screen[None]):
     BINDINGS = [
         *(Binding(key, f"app.choose('{key}')", show=False) for key in _CHOICE_KEYS),
         Binding("r", "app.show_scores", show=False),
-        Binding("c", "app.chat", show=False),
+        Binding("c", "chat", show=False),
+        Binding("m", "toggle_chat", show=False),
         Binding("l", "app.leave", show=False),
         Binding("q", "app.ask_quit", show=False),
         Binding("up", "log('row', 1)", show=False),
@@ -61,24 +69,56 @@ class TableScreen(Screen[None]):
     ]
 
     view: reactive[TableView | None] = reactive(None, always_update=True)
+    #: the chat shows in the log's pane (else the moves do)
+    chatting: reactive[bool] = reactive(False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: the newest chat line the player has seen (in the chat pane)
+        self._seen: Text | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        with Horizontal(id="upper"):
-            yield FestivalPanel(classes="panel")
-            yield PlayersPanel(classes="panel")
-        with Horizontal(id="lower"):
-            yield ActionsPanel(classes="panel")
-            yield EventLog(classes="panel")
+        with Horizontal(id="table"):
+            with Vertical(id="table-left"):
+                yield FestivalPanel(classes="panel")
+                yield ActionsPanel(classes="panel")
+            with Vertical(id="table-right"):
+                yield PlayersPanel(classes="panel")
+                yield EventLog(id="moves", classes="panel")
+                chat = ChatLog(id="chat", classes="panel")
+                chat.display = False  # the moves show first
+                yield chat
         yield KeyBar()
         yield TooSmall()
 
     def on_mount(self) -> None:
+        self.watch_chatting(self.chatting)
         self._show(self.view)
 
+    async def action_chat(self) -> None:
+        """Say something to the table: the chat pane shows, then the line to type."""
+        self.chatting = True
+        await self.app.run_action("app.chat")
+
+    def action_toggle_chat(self) -> None:
+        """Show the chat in the log's pane, or the moves again."""
+        self.chatting = not self.chatting
+
+    def watch_chatting(self, chatting: bool) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#moves", EventLog).display = not chatting
+        self.query_one("#chat", ChatLog).display = chatting
+        self._show(self.view)
+
+    def _pane(self) -> EventLog:
+        return self.query_one("#chat" if self.chatting else "#moves", EventLog)
+
     def action_log(self, how: str, amount: int) -> None:
-        """Scroll the log: by rows or pages (up is positive), to the top, or to the end."""
-        log = self.query_one(EventLog)
+        """Scroll the log (or the chat, when it shows): by rows or pages (up is
+        positive), to the top, or to the end."""
+        log = self._pane()
         if how == "row":
             log.scroll_rows(amount)
         elif how == "page":
@@ -103,5 +143,26 @@ class TableScreen(Screen[None]):
         actions = self.query_one(ActionsPanel)
         actions.view = view.actions
         actions.seconds_left = view.seconds_left
-        self.query_one(EventLog).lines = view.log
-        self.query_one(KeyBar).keys = view.keys
+        moves = self.query_one("#moves", EventLog)
+        moves.lines = view.log
+        chat = self.query_one("#chat", ChatLog)
+        chat.lines = view.chat
+        if self.chatting and view.chat:
+            self._seen = view.chat[-1]
+        moves.unread = self._unread(view.chat)
+        self.query_one(KeyBar).keys = self._keys(view.keys)
+
+    def _unread(self, chat: tuple[Text, ...]) -> int:
+        """How many chat lines came after the last one seen."""
+        for back, line in enumerate(reversed(chat)):
+            if line is self._seen:
+                return back
+        return len(chat)
+
+    def _keys(self, keys: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        """The view's keys, with the key for the log's pane after the chat's."""
+        pane = ("keyname.m", "keys.show_moves" if self.chatting else "keys.show_chat")
+        at = next((i + 1 for i, (key, _) in enumerate(keys) if key == "keyname.c"), None)
+        if at is None:
+            return keys
+        return (*keys[:at], pane, *keys[at:])

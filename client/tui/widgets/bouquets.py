@@ -1,9 +1,15 @@
-"""Every player's bouquet by colour (cards · value), points so far,
-connection, and whose turn it is (with the seconds left on their timer).
+"""Every player's bouquet as the cards it holds, grouped by colour
+(``◆432 ●4 ♥22``: purple 4, 3 and 2, blue 4, pink 2 and 2), points so far,
+connection, and whose turn it is.
 
-What changed since the marks' baseline (a bouquet that grew, a score that
-moved) is drawn reversed; under the table, a line for each absent player
-says when a bot takes over, or that one plays for them."""
+The columns keep their widths from turn to turn: the name column is as wide
+as the names need (with room for the longest word a seat can get beside it),
+whatever the bouquets hold; the bouquets take the rest and wrap, if they
+must, onto a second row. What changed since the marks' baseline (a colour
+that grew, a score that moved) is drawn reversed; under the table, a line for
+each absent player says when a bot takes over, or that one plays for them —
+or, when their turn timer will run out before that, says so instead: one
+countdown at a time, and which one it is."""
 
 from __future__ import annotations
 
@@ -13,15 +19,16 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..cards import COLOUR_STYLE, colour_tag
+from ..cards import COLOUR_STYLE, GLYPH
 from ..i18n import rich, t
 from ..viewmodel import COLOURS, PlayerRow
 
-__all__ = ["CHANGED", "PlayersPanel"]
+__all__ = ["CHANGED", "PlayersPanel", "bouquet_text"]
 
-WIDE = 52  # from this width on, the tulip count and the keep/give split show
+WIDE = 58  # from this width on, the keep/give split and the tulip count show
 #: How a number that changed since the marks' baseline is drawn.
 CHANGED = "bold reverse #ffd75f"
+NAME_MAX = 16  # a longer name (with its dot and word) ends in an ellipsis
 
 
 def _name(row: PlayerRow) -> Text:
@@ -36,17 +43,34 @@ def _name(row: PlayerRow) -> Text:
         name.append(" " + t("players.stand_in"), style="#5fb2ff")
     elif row.kind == "human" and not row.connected and not row.you:
         name.append(" " + t("players.away"), style="red")  # ours: the red dot and title bar
-    # yours is in the action panel; an absent player's, beside the countdown in the notes
-    if row.acting and row.seconds is not None and not row.you and row.connected:
-        name.append(f" ⏱{row.seconds}", style="bold")
     return dot + name
 
 
-def _bouquet_cell(colour: str, cards: int, value: int, gained: bool) -> Text:
-    if not cards:
+def _name_width(row: PlayerRow) -> int:
+    """The cells the seat's name may ever need: with the longest word it can get."""
+    words = [t("players.you")] if row.you else []
+    if row.kind == "human" and not row.you:
+        words += [t("players.stand_in"), t("players.away")]
+    return 2 + Text(row.name).cell_len + max((1 + Text(w).cell_len for w in words), default=0)
+
+
+def bouquet_text(row: PlayerRow) -> Text:
+    """The bouquet's cards by colour: ``◆432 ●4``, a colour that grew reversed."""
+    cards = row.cards or ((),) * len(COLOURS)
+    gained = row.gained or (False,) * len(COLOURS)
+    groups = []
+    for colour, values, grew in zip(COLOURS, cards, gained, strict=True):
+        if not values:
+            continue
+        style = COLOUR_STYLE[colour]
+        group = Text(GLYPH[colour], style=f"bold {style}")
+        group.append("".join(map(str, values)), style=style)
+        if grew:
+            group.stylize(f"bold reverse {style}")
+        groups.append(group)
+    if not groups:
         return Text("–", style="dim")
-    style = COLOUR_STYLE[colour]
-    return Text(f"{cards}·{value}", style=f"bold reverse {style}" if gained else style)
+    return Text(" ").join(groups)
 
 
 def _score(row: PlayerRow) -> Text:
@@ -58,10 +82,14 @@ def _note(row: PlayerRow) -> Text | None:
     if row.kind != "human" or row.you:
         return None
     who = Text(row.name, style="bold")
+    away = Text("○ ", style="bold red")
     if row.stand_in:
-        return Text("○ ", style="bold red") + rich("players.note_stand_in", who=who)
+        return away + rich("players.note_stand_in", who=who)
+    if row.bot_in is not None and row.seconds is not None and row.seconds <= row.bot_in:
+        # their turn timer runs out first: it is the countdown that applies now
+        return away + rich("players.note_away_timer", who=who, seconds=row.seconds)
     if row.bot_in is not None:
-        return Text("○ ", style="bold red") + rich("players.note_away", who=who, seconds=row.bot_in)
+        return away + rich("players.note_away", who=who, seconds=row.bot_in)
     return None
 
 
@@ -76,17 +104,27 @@ class PlayersPanel(Widget):
 
     def render(self) -> RenderableType:
         wide = self.content_size.width >= WIDE
-        table = Table(box=None, padding=(0, 1, 0, 0), expand=True, show_edge=False, pad_edge=False)
-        table.add_column("", no_wrap=True, width=1)
-        table.add_column("#", no_wrap=True, justify="right")
-        table.add_column(t("players.player"), no_wrap=True, ratio=1, overflow="ellipsis")
-        table.add_column(t("players.points"), justify="right", no_wrap=True)
+        table = Table(
+            box=None,
+            padding=(0, 1, 0, 0),
+            expand=True,
+            show_edge=False,
+            pad_edge=False,
+            show_header=wide,  # narrow: the border's legend names the columns
+        )
+        names = min(NAME_MAX, max((_name_width(row) for row in self.rows), default=1))
+        points = max(3, *(len(str(row.score)) for row in self.rows)) if self.rows else 3
+        split_width = Text(t("players.split")).cell_len
+        table.add_column(no_wrap=True, width=1)
+        table.add_column("#", no_wrap=True, width=1, justify="right")
+        table.add_column(t("players.player"), no_wrap=True, width=names, overflow="ellipsis")
+        table.add_column(t("players.points"), justify="right", no_wrap=True, width=points)
         if wide:
-            table.add_column(t("players.split"), justify="right", no_wrap=True)
-        for colour in COLOURS:
-            table.add_column(colour_tag(colour), justify="right", no_wrap=True)
+            table.add_column(t("players.split"), justify="right", no_wrap=True, width=split_width)
+        table.add_column(t("festival.cards"), ratio=1, overflow="fold")
         if wide:
-            table.add_column(t("players.tulips"), justify="right", no_wrap=True)
+            tulips = Text(t("players.tulips")).cell_len
+            table.add_column(t("players.tulips"), justify="right", no_wrap=True, width=tulips)
         for row in self.rows:
             cells: list[RenderableType] = [
                 Text("▶", style="bold yellow") if row.acting else Text(" "),
@@ -99,13 +137,9 @@ class PlayersPanel(Widget):
                 if row.majorities:
                     split += f"+{row.majorities}"
                 cells.append(Text(split, style="dim"))
-            gained = row.gained or (False,) * len(COLOURS)
-            cells.extend(
-                _bouquet_cell(colour, cards, value, grew)
-                for colour, (cards, value), grew in zip(COLOURS, row.colours, gained, strict=True)
-            )
+            cells.append(bouquet_text(row))
             if wide:
-                cells.append(str(row.tulips))
+                cells.append(Text(str(row.tulips), style="dim"))
             table.add_row(*cells, style="on #2a2440" if row.you else "")
         notes = [note for note in map(_note, self.rows) if note is not None]
         return Group(table, *notes) if notes else table

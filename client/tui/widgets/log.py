@@ -22,7 +22,7 @@ from textual.widget import Widget
 
 from ..i18n import t
 
-__all__ = ["EventLog"]
+__all__ = ["ChatLog", "EventLog"]
 
 
 class EventLog(Widget, can_focus=False):
@@ -30,6 +30,8 @@ class EventLog(Widget, can_focus=False):
 
     lines: reactive[tuple[Text, ...]] = reactive((), layout=False)
     back: reactive[int] = reactive(0)
+    #: chat lines not seen yet (the chat has its own pane): the title counts them
+    unread: reactive[int] = reactive(0)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -40,7 +42,20 @@ class EventLog(Widget, can_focus=False):
         self._layout: tuple[tuple[Text, ...], list[Strip], list[int]] | None = None
 
     def on_mount(self) -> None:
-        self.border_title = t("log.title")
+        self._show_title()
+
+    def title(self) -> str:
+        """The pane's title, before any count of unread chat."""
+        return t("log.title")
+
+    def watch_unread(self) -> None:
+        self._show_title()
+
+    def _show_title(self) -> None:
+        title = self.title()
+        if self.unread:
+            title += " · " + t("chat.unread", count=self.unread)
+        self.border_title = title
 
     # -- what is on screen ----------------------------------------------------------------
 
@@ -94,9 +109,10 @@ class EventLog(Widget, can_focus=False):
         rows, _ = self.rows()
         index = first + y
         width = self.content_size.width
+        style = self.rich_style  # the panel's colours under the text, not the terminal's
         if index >= end or index >= len(rows):
-            return Strip.blank(width, self.rich_style)
-        return rows[index].extend_cell_length(width, self.rich_style).crop(0, width)
+            return Strip.blank(width, style)
+        return rows[index].apply_style(style).extend_cell_length(width, style).crop(0, width)
 
     # -- following and scrolling --------------------------------------------------------
 
@@ -175,3 +191,22 @@ class EventLog(Widget, can_focus=False):
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
         self.scroll_rows(-3)
+
+
+class ChatLog(EventLog):
+    """The chat's pane: what the players said, oldest first, apart from the
+    moves (so it does not scroll away with them); a hint while it is empty."""
+
+    def title(self) -> str:
+        """The chat pane's title."""
+        return t("chat.title")
+
+    def validate_lines(self, lines: tuple[Text, ...]) -> tuple[Text, ...]:
+        """The chat's lines, or the hint while nobody said anything."""
+        if lines:
+            return lines
+        if self._hint is None:
+            self._hint = (Text(t("chat.empty"), style="dim italic"),)
+        return self._hint
+
+    _hint: tuple[Text, ...] | None = None
