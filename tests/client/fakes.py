@@ -619,6 +619,8 @@ def rematch_waiting_room() -> list[object]:
             match=summary("open", seats=seats, name="Rematch", spectators=2, watching=("Cy", "Dee"))
         ),
     ]
+
+
 #: A server's offer with a house ruleset (R30), as ``welcome.rulesets`` has it.
 RULESETS = {info.name: info for info in (examples.STANDARD_RULESET, examples.HOUSE_RULESET)}
 

@@ -256,7 +256,7 @@ async def test_4_everyone_sees_whose_timer_runs() -> None:
         await settle(pilot, session)
         text = screen_text(app)
         assert "Cy is away: turn timer 20 s left." in text
-        assert "Waiting for Cy…" in text and "⏱" not in text
+        assert "Waiting for Cy…" in text and "timer:" not in text
         assert "Cy away" in text
         now[0] += 5
         await until(pilot, lambda: "turn timer 15 s left" in screen_text(app), timeout=3)
@@ -266,7 +266,7 @@ async def test_4_everyone_sees_whose_timer_runs() -> None:
             wire.Event(match=MATCH, seq=94, event=wire.TurnStarted(seat=2, turn=18)),
         )
         await settle(pilot, session)
-        assert "s left" not in screen_text(app) and "⏱" not in screen_text(app)
+        assert "s left" not in screen_text(app) and "timer:" not in screen_text(app)
 
 
 async def test_4_a_spectator_sees_the_timer() -> None:
@@ -276,7 +276,7 @@ async def test_4_a_spectator_sees_the_timer() -> None:
         wire.TurnTimer(match=MATCH, seq=79, timers=(wire.SeatTimer(seat=1, seconds=42.0),)),
     ]
     async with running(script) as (app, _pilot, _session):
-        assert "Waiting for Ada…  ⏱ 42 s left" in screen_text(app)
+        assert "Waiting for Ada…  timer: 42 s left" in screen_text(app)
 
 
 async def test_4_a_spectator_watches_again_after_a_lost_connection_and_old_timers_go() -> None:
@@ -288,13 +288,13 @@ async def test_4_a_spectator_watches_again_after_a_lost_connection_and_old_timer
         wire.TurnTimer(match=MATCH, seq=79, timers=(wire.SeatTimer(seat=1, seconds=42.0),)),
     ]
     async with running(script) as (app, pilot, session):
-        assert "⏱ 42 s left" in screen_text(app)
+        assert "timer: 42 s left" in screen_text(app)
         session.feed(ConnectionLost("1006"), Reconnected())
         await until(pilot, lambda: session.requests[-1][0] == "watch", what="watch again")
         assert session.requests[-1] == ("watch", (MATCH,), {"join_code": None})
         session.feed(*fakes.spectator())
         await settle(pilot, session)
-        assert "⏱" not in screen_text(app) and not app.follow.signals.seconds()
+        assert "timer:" not in screen_text(app) and not app.follow.signals.seconds()
 
 
 # -- 5. coming back ----------------------------------------------------------------------------

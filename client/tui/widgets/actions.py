@@ -66,7 +66,7 @@ def _waiting(names: tuple[str, ...], timer: int | None = None) -> Text:
         return Text(t("actions.waiting_anyone"), style="dim")
     text = rich("actions.waiting", style="dim", names=Text(", ".join(names), style="bold"))
     if timer is not None:  # everyone sees everyone's timer
-        text.append("  ⏱ " + t("actions.timer", seconds=timer), style="bold")
+        text.append("  " + t("actions.timer", seconds=timer), style="bold")
     return text
 
 
@@ -180,7 +180,7 @@ class ActionsPanel(Vertical):
     def _timer(self) -> Text:
         if self.seconds_left is None:
             return Text()
-        return Text("⏱ " + t("actions.timer", seconds=self.seconds_left), style="bold")
+        return Text(t("actions.timer", seconds=self.seconds_left), style="bold")
 
     def watch_seconds_left(self) -> None:
         for timer in self.query(".timer").results(Static):
