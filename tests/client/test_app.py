@@ -446,8 +446,8 @@ async def test_a_turn_timer_counts_down() -> None:
     )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, session)
-        assert "42 s left" in screen_text(app)
+        assert "timer 42 s" in screen_text(app)
         now[0] += 10
-        await until(pilot, lambda: "32 s left" in screen_text(app), timeout=3)
+        await until(pilot, lambda: "timer 32 s" in screen_text(app), timeout=3)
         await pilot.press("k")
-        await until(pilot, lambda: "s left" not in screen_text(app), timeout=3)
+        await until(pilot, lambda: "timer " not in screen_text(app), timeout=3)

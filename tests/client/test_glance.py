@@ -214,7 +214,9 @@ async def test_3_an_absent_player_counts_down_then_a_bot_plays_for_them() -> Non
         await settle(pilot, session)
         text = screen_text(app)
         assert "A bot plays for Cy for now." in text and "Cy (bot)" in text
-        assert " s left" not in text  # a bot plays: Cy's timer means nothing now
+        assert (
+            " s left" not in text and "timer " not in text
+        )  # a bot plays: Cy's timer means nothing now
         assert "bot for Cy  Cy kept ●2 (+0)." in text
         session.feed(wire.MatchUpdate(match=fakes.summary(seats=fakes._seats_with(connected=True))))
         await settle(pilot, session)
@@ -256,7 +258,7 @@ async def test_4_everyone_sees_whose_timer_runs() -> None:
         await settle(pilot, session)
         text = screen_text(app)
         assert "Cy is away: turn timer 20 s left." in text
-        assert "Waiting for Cy…" in text and "timer:" not in text
+        assert "Waiting for Cy…" in text and "Cy…  timer" not in text
         assert "Cy away" in text
         now[0] += 5
         await until(pilot, lambda: "turn timer 15 s left" in screen_text(app), timeout=3)
@@ -266,7 +268,7 @@ async def test_4_everyone_sees_whose_timer_runs() -> None:
             wire.Event(match=MATCH, seq=94, event=wire.TurnStarted(seat=2, turn=18)),
         )
         await settle(pilot, session)
-        assert "s left" not in screen_text(app) and "timer:" not in screen_text(app)
+        assert "s left" not in screen_text(app) and "timer " not in screen_text(app)
 
 
 async def test_4_a_spectator_sees_the_timer() -> None:
@@ -276,7 +278,7 @@ async def test_4_a_spectator_sees_the_timer() -> None:
         wire.TurnTimer(match=MATCH, seq=79, timers=(wire.SeatTimer(seat=1, seconds=42.0),)),
     ]
     async with running(script) as (app, _pilot, _session):
-        assert "Waiting for Ada…  timer: 42 s left" in screen_text(app)
+        assert "Waiting for Ada…  timer 42 s" in screen_text(app)
 
 
 async def test_4_a_spectator_watches_again_after_a_lost_connection_and_old_timers_go() -> None:
@@ -288,13 +290,13 @@ async def test_4_a_spectator_watches_again_after_a_lost_connection_and_old_timer
         wire.TurnTimer(match=MATCH, seq=79, timers=(wire.SeatTimer(seat=1, seconds=42.0),)),
     ]
     async with running(script) as (app, pilot, session):
-        assert "timer: 42 s left" in screen_text(app)
+        assert "timer 42 s" in screen_text(app)
         session.feed(ConnectionLost("1006"), Reconnected())
         await until(pilot, lambda: session.requests[-1][0] == "watch", what="watch again")
         assert session.requests[-1] == ("watch", (MATCH,), {"join_code": None})
         session.feed(*fakes.spectator())
         await settle(pilot, session)
-        assert "timer:" not in screen_text(app) and not app.follow.signals.seconds()
+        assert "timer " not in screen_text(app) and not app.follow.signals.seconds()
 
 
 # -- 5. coming back ----------------------------------------------------------------------------
