@@ -8,6 +8,8 @@ from matches the engine played, converted the way the server converts them.
 
 from __future__ import annotations
 
+import msgspec
+
 from .messages import (
     Act,
     AddBot,
@@ -118,17 +120,11 @@ STANDARD_RULESET = RulesetInfo(
 )
 
 #: A house ruleset (``tulips-server --ruleset``): a shorter reveal, richer KEEPs.
-HOUSE_RULESET = RulesetInfo(
+HOUSE_RULESET = msgspec.structs.replace(
+    STANDARD_RULESET,
     name="short reveal",
-    copies=6,
-    extra_copies=2,
-    extra_from_players=5,
-    removed=(18, 4, 6, 14, 10),
     reveal_size=3,
-    giving_bonus=(3, 2, 1, 0),
     bouquet=(0, 1, 2, 3),
-    majority=((15, 10, 5), (10, 7, 4), (5, 3, 1)),
-    majority_places=(1, 2, 2, 3, 3),
     changes=("reveal_size", "points.bouquet"),
 )
 

@@ -351,17 +351,21 @@ class SeatState(_Value, frozen=True, kw_only=True):
     opening_done: Annotated[bool, Meta(description="has made the opening choice (not which one)")]
 
 
+#: A number for each rank, 1st, 2nd, 3rd and 4th/unranked (R14, R15).
+ByRank = tuple[Count, Count, Count, Count]
+#: For ranks 1st–3rd, the 1st, 2nd and 3rd majority points (R20).
+MajorityTable = tuple[
+    tuple[Count, Count, Count], tuple[Count, Count, Count], tuple[Count, Count, Count]
+]
+
+
 class Points(_Value, frozen=True, kw_only=True):
     """The festival cards' points (R30), by rank 1st, 2nd, 3rd, 4th/unranked."""
 
-    giving_bonus: Annotated[
-        tuple[Count, Count, Count, Count], Meta(description="GIVE bonus by rank (R15)")
-    ]
-    bouquet: Annotated[
-        tuple[Count, Count, Count, Count], Meta(description="KEEP points by rank (R14)")
-    ]
+    giving_bonus: Annotated[ByRank, Meta(description="GIVE bonus by rank (R15)")]
+    bouquet: Annotated[ByRank, Meta(description="KEEP points by rank (R14)")]
     majority: Annotated[
-        tuple[tuple[Count, Count, Count], tuple[Count, Count, Count], tuple[Count, Count, Count]],
+        MajorityTable,
         Meta(description="for ranks 1st–3rd: 1st, 2nd, 3rd majority points (R20)"),
     ]
     majority_places: Annotated[
@@ -404,14 +408,10 @@ class RulesetInfo(_Value, frozen=True, kw_only=True):
     reveal_size: Annotated[
         Count, Meta(description="secret cards the reveal turns face up at the end (R19)")
     ]
-    giving_bonus: Annotated[
-        tuple[Count, Count, Count, Count], Meta(description="GIVE bonus by rank (R15)")
-    ]
-    bouquet: Annotated[
-        tuple[Count, Count, Count, Count], Meta(description="KEEP points by rank (R14)")
-    ]
+    giving_bonus: Annotated[ByRank, Meta(description="GIVE bonus by rank (R15)")]
+    bouquet: Annotated[ByRank, Meta(description="KEEP points by rank (R14)")]
     majority: Annotated[
-        tuple[tuple[Count, Count, Count], tuple[Count, Count, Count], tuple[Count, Count, Count]],
+        MajorityTable,
         Meta(description="for ranks 1st–3rd: 1st, 2nd, 3rd majority points (R20)"),
     ]
     majority_places: Annotated[
