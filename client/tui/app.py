@@ -385,16 +385,22 @@ class TulipsApp(App[int]):
             self.identity.remember(self.url, session.token)
         return session
 
-    def _tell_house_rules(self) -> None:
-        """Say once in the match's log what its ruleset changes from the printed
-        rules (its snapshot's numbers, or those the server offers it with)."""
+    def _match_ruleset(self) -> wire.RulesetInfo | None:
+        """The followed match's ruleset: its snapshot's numbers, or those the
+        server offers it with (None: no match, or the server did not say)."""
         match = self.follow.match_id
         if match is None:
-            return
+            return None
         info = self.match_rules.get(match)
         if info is None and self.follow.summary is not None:
             info = self.rulesets.get(self.follow.summary.ruleset)
-        if info is None or self._rules_told.get(match) == info:
+        return info
+
+    def _tell_house_rules(self) -> None:
+        """Say once in the match's log what its ruleset changes from the printed
+        rules."""
+        match, info = self.follow.match_id, self._match_ruleset()
+        if match is None or info is None or self._rules_told.get(match) == info:
             return
         self._rules_told[match] = info
         text = house_rules_text(info, self.rulesets.get(STANDARD))
@@ -762,7 +768,7 @@ class TulipsApp(App[int]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self._match_ruleset() or self.rulesets.get(STANDARD)))
 
     def action_new_match(self) -> None:
         """Ask for a new match's settings, then create it."""

@@ -4,6 +4,7 @@ rules, and the waiting room's log says in words what differs from them."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from rich.console import Console
+from textual.app import App
 from textual.widgets import Select
 
 import protocol as wire
@@ -18,6 +21,7 @@ from client.tui import i18n
 from client.tui.houserules import house_rules_text
 from client.tui.localserver import LocalServer, check_ruleset
 from client.tui.screens.dialogs import CreateMatchScreen
+from client.tui.screens.help import HelpScreen, help_text
 from protocol.examples import HOUSE_RULESET, STANDARD_RULESET
 
 from . import fakes
@@ -133,6 +137,40 @@ async def test_the_snapshot_ruleset_is_the_matchs_own() -> None:
         await settle(pilot, session)
         assert app.match_rules[fakes.MATCH] == HOUSE_RULESET
         assert EXPECTED["en"] in [line.plain for line in app.follow.log]
+
+
+HELP_NUMBERS = {
+    "en": ("up to 3 secret cards", "4th or unranked: 0/1/2/3"),
+    "de": ("bis zu 3 geheime Karten", "ohne Rang: 0/1/2/3"),
+    "es": ("hasta 3 cartas", "sin puesto: 0/1/2/3"),
+}
+
+
+def _help_page(app: object) -> str:
+    """The whole help page as plain words (the screen shows only its top)."""
+    assert isinstance(app, App) and isinstance(app.screen, HelpScreen)
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(help_text(app.screen.ruleset))
+    return " ".join(console.export_text().split())
+
+
+@pytest.mark.parametrize("lang", list(HELP_NUMBERS))
+async def test_the_help_page_tells_the_matchs_own_numbers(lang: str) -> None:
+    """R19, R14: at a short-reveal table, ``?`` says the reveal size and KEEP
+    points of the match's ruleset, not the printed ones; in the lobby, the printed."""
+    i18n.set_language(lang)
+    async with running([], matches=fakes.lobby_matches()) as (app, pilot, session):
+        app.rulesets = dict(fakes.RULESETS)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert HELP_NUMBERS[lang][0].replace("3", "5") in _help_page(app)
+        await pilot.press("escape")
+        session.feed(*fakes.house_waiting_room())
+        await settle(pilot, session)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        for words in HELP_NUMBERS[lang]:
+            assert words in _help_page(app)
 
 
 async def test_the_lobby_names_a_house_ruleset() -> None:

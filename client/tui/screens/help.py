@@ -11,6 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+import protocol as wire
+
 from ..cards import card_text, colour_tag
 from ..i18n import t
 from ..viewmodel import COLOURS
@@ -54,8 +56,17 @@ def _key_table(rows: tuple[tuple[str, str], ...]) -> Table:
     return keys
 
 
-def help_text() -> Group:
-    """The help page, in the player's language."""
+#: The printed rules' numbers that the brief names (R14, R19), for a server
+#: that does not say its ruleset.
+_PRINTED_KEEP = (0, 0, 1, 2)
+_PRINTED_REVEAL = 5
+
+
+def help_text(ruleset: wire.RulesetInfo | None = None) -> Group:
+    """The help page, in the player's language, with the numbers of ``ruleset``
+    (the match's, a house ruleset's included; None: the printed rules)."""
+    keep = ruleset.bouquet if ruleset is not None else _PRINTED_KEEP
+    reveal = ruleset.reveal_size if ruleset is not None else _PRINTED_REVEAL
     legend = Table.grid(padding=(0, 2))
     legend.add_column(no_wrap=True)
     legend.add_column()
@@ -73,7 +84,7 @@ def help_text() -> Group:
     legend.add_row(card_text("pink-4") + Text("✓", style="bold green"), t("help.revealed_mine"))
     keys, replay_keys = _key_table(_KEYS), _key_table(_REPLAY_KEYS)
     return Group(
-        Text(t("help.rules")),
+        Text(t("help.rules", keep="/".join(map(str, keep)), reveal=reveal)),
         Text(""),
         Text(t("help.legend"), style="bold"),
         legend,
@@ -89,13 +100,18 @@ def help_text() -> Group:
 
 
 class HelpScreen(ModalScreen[None]):
-    """A scrollable page over whatever screen was showing."""
+    """A scrollable page over whatever screen was showing, told the numbers of
+    the match's ruleset (None: the printed rules)."""
 
     BINDINGS = [("escape", "dismiss"), ("q", "dismiss"), ("question_mark", "dismiss")]
 
+    def __init__(self, ruleset: wire.RulesetInfo | None = None) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_text())
+            yield Static(help_text(self.ruleset))
 
     def on_mount(self) -> None:
         page = self.query_one("#help")
