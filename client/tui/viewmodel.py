@@ -231,6 +231,8 @@ class TableView:
     turns: int | None = None
     #: the chat, oldest first: its own pane, apart from the moves
     chat: tuple[Text, ...] = ()
+    #: how many watch the match now (the players' panel says so)
+    spectators: int = 0
 
 
 def _values(festival: Sequence[wire.Card], colour: wire.Colour) -> tuple[int, ...]:
@@ -663,6 +665,7 @@ def table_view(
         seconds_left=seconds_left if actions.mode in ("turn", "give", "opening") else None,
         turns=turns_in_match(state) if state is not None else None,
         chat=tuple(chat),
+        spectators=summary.spectators if summary is not None else 0,
     )
 
 

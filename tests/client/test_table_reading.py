@@ -8,6 +8,8 @@ from __future__ import annotations
 import io
 import re
 
+import msgspec
+import pytest
 from rich.console import Console
 from rich.segment import Segment
 
@@ -85,20 +87,23 @@ async def test_every_bouquet_shows_its_cards_grouped_by_colour() -> None:
         assert row.rstrip().endswith(" " + cards), rows
 
 
-async def test_a_whole_round_of_four_players_is_on_screen_at_once() -> None:
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+async def test_a_whole_round_of_four_players_is_on_screen_at_once(lang: str) -> None:
     """80×24, four players: from "Turn 18: your turn" to Cy's last keep of
-    turn 21 — every line of the round is on screen, none scrolled away."""
-    i18n.set_language("en")
+    turn 21 — every line of the round is on screen, none scrolled away, in
+    every language (German's and Spanish's longer lines included)."""
+    i18n.set_language(lang)
     async with running(fakes.mid_game()) as (app, pilot, session):
         session.feed(*_round())
         await settle(pilot, session)
         log = app.table_screen.query_one("#moves", EventLog)
         shown = " ".join(" ".join(_region_text(app, log)).split())
         lines = [line.plain for line in app.follow.log]
-    start = lines.index("— Turn 18: your turn —")
+    start = lines.index(i18n.t("log.turn.you", turn=18))
     the_round = lines[start:]
     assert len(the_round) == 5 + 3 + 3 + 3  # Ada's two draws show; the others' do not
-    assert the_round[-1] == "Cy kept ●2 (+0)."
+    if lang == "en":
+        assert the_round[-1] == "Cy kept ●2 (+0)."
     for line in the_round:
         assert " ".join(line.split()) in shown, (line, shown)
 
@@ -220,3 +225,44 @@ def test_the_help_keys_are_key_caps_not_a_grey_column() -> None:
             Segment.get_line_length([s]) for s in line if s.style is not None and s.style.reverse
         )
         assert reversed_cells == len(f" {i18n.t(key)} "), (key, line)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+async def test_the_players_panel_says_how_many_watch_all_match_long(lang: str) -> None:
+    """Two spectators come during play: the players' panel title counts them
+    (not only the waiting room and a log line); when they leave, it stops."""
+    i18n.set_language(lang)
+    async with running(fakes.mid_game()) as (app, pilot, session):
+        panel = app.table_screen.query_one(PlayersPanel)
+        assert panel.border_title == i18n.t("players.title")
+        session.feed(wire.MatchUpdate(match=fakes.summary(spectators=2)))
+        await settle(pilot, session)
+        watching = i18n.tn("actions.spectators", 2, count=2)
+        assert panel.border_title == f"{i18n.t('players.title')} · {watching}"
+        assert watching in screen_text(app).splitlines()[panel.region.y]
+        session.feed(wire.MatchUpdate(match=fakes.summary(spectators=0)))
+        await settle(pilot, session)
+        assert panel.border_title == i18n.t("players.title")
+
+
+async def test_a_late_match_bouquet_keeps_to_one_row() -> None:
+    """Sixteen cards in one bouquet (fifteen, and a blue 2 given during the
+    script), 80×24: closed up (``◆4432●…``) rather than wrapped, so the
+    players' panel keeps one row a player and the log its rows."""
+    i18n.set_language("en")
+    script = fakes.mid_game()
+    snapshot = next(m for m in script if isinstance(m, wire.Snapshot))
+    big = (*["purple-4", "purple-4", "purple-3", "purple-2"], *["blue-4"] * 4)
+    big = (*big, *["pink-3"] * 4, *["orange-2"] * 3)
+    seats = tuple(
+        msgspec.structs.replace(p, bouquet=big) if p.seat == 0 else p for p in snapshot.state.seats
+    )
+    state = msgspec.structs.replace(snapshot.state, seats=seats)
+    big_snapshot = msgspec.structs.replace(snapshot, state=state)
+    script = [big_snapshot if m is snapshot else m for m in script]
+    async with running(script) as (app, _pilot, _session):
+        panel = app.table_screen.query_one(PlayersPanel)
+        rows = _region_text(app, panel)
+    (cy,) = [row for row in rows if " Cy " in row]
+    assert cy.rstrip().endswith("◆4432●44442♥3333▲222"), rows
+    assert len(rows) == 4, rows  # one row a player: none wrapped

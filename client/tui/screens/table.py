@@ -139,7 +139,9 @@ class TableScreen(Screen[None]):
             where=view.title, detail=_detail(view), online=view.online, your_turn=view.your_turn
         )
         self.query_one(FestivalPanel).view = view.festival
-        self.query_one(PlayersPanel).rows = view.players
+        players = self.query_one(PlayersPanel)
+        players.rows = view.players
+        players.spectators = view.spectators
         actions = self.query_one(ActionsPanel)
         actions.view = view.actions
         actions.seconds_left = view.seconds_left

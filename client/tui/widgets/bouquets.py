@@ -1,15 +1,16 @@
 """Every player's bouquet as the cards it holds, grouped by colour
 (``◆432 ●4 ♥22``: purple 4, 3 and 2, blue 4, pink 2 and 2), points so far,
-connection, and whose turn it is.
+connection, and whose turn it is; the title says how many watch.
 
 The columns keep their widths from turn to turn: the name column is as wide
 as the names need (with room for the longest word a seat can get beside it),
-whatever the bouquets hold; the bouquets take the rest and wrap, if they
-must, onto a second row. What changed since the marks' baseline (a colour
-that grew, a score that moved) is drawn reversed; under the table, a line for
-each absent player says when a bot takes over, or that one plays for them —
-or, when their turn timer will run out before that, says so instead: one
-countdown at a time, and which one it is."""
+whatever the bouquets hold; the bouquets take the rest, closed up when they
+would not fit spaced, and wrap only if even that is too wide. What changed
+since the marks' baseline (a colour that grew, a score that moved) is drawn
+reversed; under the table, a line for each absent player says when a bot
+takes over, or that one plays for them — or, when their turn timer will run
+out before that, says so instead: one countdown at a time, and which one it
+is."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..cards import COLOUR_STYLE, GLYPH
-from ..i18n import rich, t
+from ..i18n import rich, t, tn
 from ..viewmodel import COLOURS, PlayerRow
 
 __all__ = ["CHANGED", "PlayersPanel", "bouquet_text"]
@@ -54,8 +55,10 @@ def _name_width(row: PlayerRow) -> int:
     return 2 + Text(row.name).cell_len + max((1 + Text(w).cell_len for w in words), default=0)
 
 
-def bouquet_text(row: PlayerRow) -> Text:
-    """The bouquet's cards by colour: ``◆432 ●4``, a colour that grew reversed."""
+def bouquet_text(row: PlayerRow, width: int | None = None) -> Text:
+    """The bouquet's cards by colour: ``◆432 ●4``, a colour that grew reversed;
+    closed up (``◆432●4``, the coloured marks still part them) where the spaced
+    form is wider than ``width``, so that a late-match bouquet keeps to one row."""
     cards = row.cards or ((),) * len(COLOURS)
     gained = row.gained or (False,) * len(COLOURS)
     groups = []
@@ -70,7 +73,10 @@ def bouquet_text(row: PlayerRow) -> Text:
         groups.append(group)
     if not groups:
         return Text("–", style="dim")
-    return Text(" ").join(groups)
+    spaced = Text(" ").join(groups)
+    if width is not None and spaced.cell_len > width:
+        return Text("").join(groups)
+    return spaced
 
 
 def _score(row: PlayerRow) -> Text:
@@ -97,10 +103,18 @@ class PlayersPanel(Widget):
     """Renders the players' rows."""
 
     rows: reactive[tuple[PlayerRow, ...]] = reactive((), layout=True)
+    #: how many watch the match: said in the title, so the players know it all match long
+    spectators: reactive[int] = reactive(0)
 
     def on_mount(self) -> None:
-        self.border_title = t("players.title")
+        self.watch_spectators(self.spectators)
         self.border_subtitle = t("players.legend")
+
+    def watch_spectators(self, count: int) -> None:
+        title = t("players.title")
+        if count:
+            title += " · " + tn("actions.spectators", count, count=count)
+        self.border_title = title
 
     def render(self) -> RenderableType:
         wide = self.content_size.width >= WIDE
@@ -125,6 +139,9 @@ class PlayersPanel(Widget):
         if wide:
             tulips = Text(t("players.tulips")).cell_len
             table.add_column(t("players.tulips"), justify="right", no_wrap=True, width=tulips)
+        # what the fixed columns and the one-cell gaps between columns leave the cards
+        fixed = sum(column.width or 0 for column in table.columns)
+        cards_width = self.content_size.width - fixed - (len(table.columns) - 1)
         for row in self.rows:
             cells: list[RenderableType] = [
                 Text("▶", style="bold yellow") if row.acting else Text(" "),
@@ -137,7 +154,7 @@ class PlayersPanel(Widget):
                 if row.majorities:
                     split += f"+{row.majorities}"
                 cells.append(Text(split, style="dim"))
-            cells.append(bouquet_text(row))
+            cells.append(bouquet_text(row, cards_width))
             if wide:
                 cells.append(Text(str(row.tulips), style="dim"))
             table.add_row(*cells, style="on #2a2440" if row.you else "")
