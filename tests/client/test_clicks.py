@@ -2,26 +2,36 @@
 the lobby and their dialogs is clicked with the pilot, and each must have
 the effect its key has (an option sends its ``act`` with the prompt's
 ``seq``; a dialog's buttons answer it; the final screen's buttons go where
-their keys go). Issue "At the table": every button and option can be clicked."""
+their keys go; the trust prompt's buttons answer it; a key on the key bar
+is pressed by a click). Issue "At the table": every button and option can
+be clicked."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable
 
 import protocol as wire
+from client.tui import i18n
 from client.tui.app import TulipsApp
+from client.tui.i18n import t
 from client.tui.screens.dialogs import ConfirmQuitScreen, CreateMatchScreen, JoinCodeScreen
 from client.tui.screens.final import FinalScreen
 from client.tui.screens.help import HelpScreen
 from client.tui.screens.lobby import LobbyScreen
 from client.tui.screens.table import TableScreen
+from client.tui.screens.trust import TrustScreen
+from client.tui.widgets.bars import KeyBar, key_press
+from protocol.lan import fingerprint
 
 from . import fakes
 from .driver import until
 from .screens import running, settle
+
+FP = fingerprint(b"the kitchen server's certificate")
 
 
 def option(pilot: Pilot[Any], key: str) -> Button:
@@ -167,3 +177,51 @@ async def test_the_final_screen_s_replay_button_opens_the_replay() -> None:
         await click(pilot, button)
         assert isinstance(app.screen, ReplayScreen)
         await until(pilot, lambda: any(kind == "replay" for kind, _a, _k in session.requests))
+
+
+async def test_the_trust_dialog_s_buttons() -> None:
+    """The certificate prompt: No answers False (trust nothing), Yes answers True."""
+    for button, answer in (("#trust-no", False), ("#trust-yes", True)):
+        async with running([]) as (app, pilot, _session):
+            answers: list[bool | None] = []
+            app.push_screen(TrustScreen("192.0.2.7:8765", FP), answers.append)
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+            await pilot.pause()  # composed
+            await click(pilot, button)
+            assert answers == [answer], button
+            assert not isinstance(app.screen, TrustScreen)
+
+
+def _key_cap(bar: KeyBar, label: str) -> tuple[int, int]:
+    """Where the key cap whose words are ``label`` is clicked on the bar."""
+    x = 0
+    for key, description in bar.keys:
+        cap = Text(f" {t(key)} ").cell_len
+        if t(description) == label:
+            return (x + 1, 0)
+        x += cap + Text(f" {t(description)}  ").cell_len
+    raise AssertionError(f"no key {label!r} on the bar")
+
+
+async def test_the_key_bar_s_keys_are_clicked_like_keys() -> None:
+    """At the table, a click on "? rules" opens the rules, on "m" the chat pane,
+    and on "q quit" asks to quit: the bar's keys do what pressing them does."""
+    i18n.set_language("en")
+    async with running(fakes.mid_game()) as (app, pilot, _session):
+        bar = app.screen.query_one(KeyBar)
+        assert await pilot.click(bar, offset=_key_cap(bar, t("keys.help")))
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert await pilot.click(bar, offset=_key_cap(bar, t("keys.show_chat")))
+        await until(pilot, lambda: app.table_screen.chatting)
+        assert await pilot.click(bar, offset=_key_cap(bar, t("keys.quit")))
+        await until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
+
+
+def test_a_key_cap_for_two_keys_presses_none() -> None:
+    """←/→ could be either: a click on it presses nothing; Esc and ? their keys."""
+    assert key_press("keyname.arrows") is None
+    assert key_press("keyname.escape") == "escape"
+    assert key_press("keyname.help") == "question_mark"
+    assert key_press("keyname.k") == "k"

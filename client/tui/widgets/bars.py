@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..i18n import t
 
-__all__ = ["KeyBar", "TitleBar", "TitleView"]
+__all__ = ["KeyBar", "TitleBar", "TitleView", "key_press"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +57,43 @@ class TitleBar(Widget):
         return Text("✿ ", style="bold #ff8fc7") + Text(" · ").join(pieces)
 
 
+#: The key a key cap's label stands for, where it is not the letter its id
+#: ends in; a cap for two keys (``←/→``) has none, as a click could not say which.
+_PRESSES = {
+    "keyname.escape": "escape",
+    "keyname.q_esc": "escape",
+    "keyname.enter": "enter",
+    "keyname.tab": "tab",
+    "keyname.space": "space",
+    "keyname.help": "question_mark",
+    "keyname.quit": "q",
+    "keyname.lobby": "l",
+    "keyname.scores": "r",
+}
+
+
+def key_press(label: str) -> str | None:
+    """The key that a key cap's label id (``keyname.k``) presses, if one."""
+    if label in _PRESSES:
+        return _PRESSES[label]
+    letter = label.removeprefix("keyname.")
+    return letter if len(letter) == 1 else None
+
+
 class KeyBar(Widget):
-    """The bottom line: the keys that work here, translated."""
+    """The bottom line: the keys that work here, translated. A click on a key
+    or its words presses that key, as Textual's own footer does."""
 
     keys: reactive[tuple[tuple[str, str], ...]] = reactive(())
+
+    def _spans(self) -> list[tuple[int, int, str | None]]:
+        """Each key's cells on the line: from, to (exclusive), the key it presses."""
+        spans, x = [], 0
+        for key, description in self.keys:
+            width = Text(f" {t(key)} ").cell_len + Text(f" {t(description)}  ").cell_len
+            spans.append((x, x + width, key_press(key)))
+            x += width
+        return spans
 
     def render(self) -> RenderableType:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -68,3 +102,10 @@ class KeyBar(Widget):
             text.append(f" {t(description)}  ")
         text.rstrip()  # the last key's gap would only push it off a narrow terminal
         return text
+
+    def on_click(self, event: events.Click) -> None:
+        """Press the key whose cap or words were clicked."""
+        for start, end, press in self._spans():
+            if start <= event.x < end and press is not None:
+                self.app.simulate_key(press)
+                return
