@@ -41,7 +41,7 @@ slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m "slow and alone"
 
 bench: $(STAMP)
-	$(BIN)/python -m engine.tools.bench
+	$(BIN)/python -m engine.lab.bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

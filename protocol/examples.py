@@ -1,7 +1,7 @@
 """Example messages: one for every message type, action and event kind.
 
 PROTOCOL.md shows them (:mod:`protocol.docs`), the tests decode them back
-from the document, and :mod:`protocol.bench` times :data:`SNAPSHOT_4P` and
+from the document, and :mod:`protocol.lab.bench` times :data:`SNAPSHOT_4P` and
 :data:`ACT`. They are real positions: the snapshot and the events were taken
 from matches the engine played, converted the way the server converts them.
 """

@@ -15,11 +15,11 @@ that seat may know (R24–R25) — and never reads the match it plays in.
   by time or by simulations.
 * :mod:`engine.bots.lookahead` — one round of lookahead on a light table
   (:mod:`engine.bots.table`), or to the end near it, scored by a learned network
-  (:mod:`engine.bots.value`, trained by :mod:`engine.tools.train_value`),
+  (:mod:`engine.bots.value`, trained by :mod:`engine.lab.train_value`),
   with the others' secret cards dealt by :mod:`engine.bots.inference`.
 * :mod:`engine.bots.determinize` — those samples: whole matches, built with
   :meth:`engine.Match.assemble`, that the seat cannot tell from the real one.
 
-The rules modules import nothing from here; the server and the tools
-(:mod:`engine.tools`) do.
+The rules modules import nothing from here; the server, the tools
+(:mod:`engine.tools`) and the lab (:mod:`engine.lab`) do.
 """

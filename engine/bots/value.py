@@ -4,7 +4,7 @@ A small neural network (71 public features, one hidden layer, one output)
 reads a :class:`~engine.bots.table.Table` at the end of a turn and returns the
 logit of the viewer's expected share of the victory (R23). It was trained on
 4-player matches under the standard ruleset, by
-:mod:`engine.tools.train_value`: sixteen networks of 32 hidden units, eight
+:mod:`engine.lab.train_value`: sixteen networks of 32 hidden units, eight
 fitted on how matches ended and eight on TD targets, averaged into one of 512.
 Its weights ship beside this module as ``value_net.json``. The features use
 only what the viewer may know (R24–R25) and the secret cards a lookahead

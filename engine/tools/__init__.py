@@ -1,10 +1,7 @@
-"""Command-line tools around the engine: none of them is part of the rules,
-and nothing in :mod:`engine` or :mod:`engine.bots` imports them.
+"""Command-line tools around the engine that a player or a reader uses: none of
+them is part of the rules, and nothing in :mod:`engine` or :mod:`engine.bots`
+imports them. The tools that measure or train live apart, in :mod:`engine.lab`.
 
-* ``python -m engine.tools.bench`` (:mod:`engine.tools.bench`) — random
-  playouts per second per player count, through the public API only.
-* ``python -m engine.tools.arena`` (:mod:`engine.tools.arena`) — bots play
-  each other over many seeded matches; win rates with 95% intervals.
 * ``tulips-demo`` (:mod:`engine.tools.demo`) — one bot match told in the
   terminal.
 * ``python -m engine.tools.playthrough`` (:mod:`engine.tools.playthrough`) —
@@ -12,5 +9,6 @@ and nothing in :mod:`engine` or :mod:`engine.bots` imports them.
   ``tests/engine/test_golden.py`` diffs; ``--regenerate`` rewrites them.
 
 :mod:`engine.tools.describe` tells events and scoring in plain English for the
-demo and the playthroughs.
+demo and the playthroughs; :mod:`engine.tools.version` gives ``tulips-demo``
+its ``--version``.
 """

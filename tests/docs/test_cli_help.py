@@ -19,11 +19,11 @@ SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text(enco
 ]["scripts"]
 #: ``python -m`` tools the README or PROTOCOL.md tell people to run.
 MODULE_TOOLS = {
-    "python -m engine.tools.arena": "engine.tools.arena:main",
-    "python -m engine.tools.bench": "engine.tools.bench:main",
+    "python -m engine.lab.arena": "engine.lab.arena:main",
+    "python -m engine.lab.bench": "engine.lab.bench:main",
     "python -m protocol.docs": "protocol.docs:main",
-    "python -m server.web.measure": "server.web.measure:main",
-    "python -m server.web.siege": "server.web.siege:main",
+    "python -m server.lab.web.measure": "server.lab.web.measure:main",
+    "python -m server.lab.web.siege": "server.lab.web.siege:main",
 }
 
 #: Backticks (``code``, `code`), Sphinx roles (:func:), literal-block markers

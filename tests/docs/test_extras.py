@@ -23,7 +23,7 @@ EXTRAS_ONLY = ("textual", "rich", "msgpack", "uvloop")
 #: Every module an install without extras must be able to import.
 BASE_MODULES = (
     "engine",
-    "engine.tools.arena",
+    "engine.lab.arena",
     "engine.tools.demo",
     "protocol",
     "protocol.docs",

@@ -39,7 +39,7 @@ from engine.bots.policies import (
     standing,
 )
 from engine.bots.search import HardPolicy, SearchResult, hard_policy, search
-from engine.tools.arena import (
+from engine.lab.arena import (
     ArenaResult,
     MatchResult,
     StrategyStats,

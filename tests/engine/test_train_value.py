@@ -19,7 +19,7 @@ from engine.bots.inference import FLOOR, secret_likelihoods
 from engine.bots.policies import medium_policy
 from engine.bots.table import Table
 from engine.bots.value import FEATURES, ValueNet
-from engine.tools.train_value import (
+from engine.lab.train_value import (
     ROW,
     _Reading,
     average,

@@ -25,8 +25,8 @@ import pytest
 
 from server import fdguard
 from server.fdguard import AcceptWatch
+from server.lab.web.siege import newcomer
 from server.logcalm import Episodes
-from server.web.siege import newcomer
 
 # -- the state owners, with a fake clock ---------------------------------------------------
 

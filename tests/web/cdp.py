@@ -23,7 +23,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.web.probe import screen_text
+from server.lab.web.probe import screen_text
 
 __all__ = ["Browser", "Page", "chromium_path", "launch"]
 

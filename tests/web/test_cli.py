@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from server.cli import WEB_PORT, parse_args
-from server.web.probe import Tab
+from server.lab.web.probe import Tab
 from server.web.session import dies_with_parent
 
 from .helpers import alive, wait_until

@@ -1,6 +1,6 @@
 """``tulips-server --web`` without a browser: each tab its own player and token,
 a reloaded tab back in its seat, a limit on tabs with a clear refusal, and no
-client process left behind. Tabs are :class:`server.web.probe.Tab`: the same
+client process left behind. Tabs are :class:`server.lab.web.probe.Tab`: the same
 WebSocket traffic as ``textual.js``, each running a real ``tulips connect``."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from server.lab.web.probe import Tab, screen_text
 from server.web import WebError, WebFront, loopback_url
-from server.web.probe import Tab, screen_text
 from tests.server.helpers import get
 
 from .helpers import Front, alive, front, session_pids, wait_until

@@ -28,10 +28,10 @@ from aiohttp import web
 from server.app import TulipsServer
 from server.cli import parse_args
 from server.config import ServerConfig
+from server.lab.web.siege import newcomer
 from server.lan import tls
 from server.web import WebFront
 from server.web.guard import Admission, ConnectionGuard, GuardedSite, GuardLimits, mark_upgraded
-from server.web.siege import newcomer
 
 HALF_OPEN = b"GET / HTTP/1.1\r\nHost: x\r\n"
 

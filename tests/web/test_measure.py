@@ -1,4 +1,4 @@
-"""``python -m server.web.measure``, the command README's browser figures come
+"""``python -m server.lab.web.measure``, the command README's browser figures come
 from, still runs and prints what it promises (numbers are not checked: it is
 a measurement, not a test of speed)."""
 
@@ -18,7 +18,17 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
     """Idle and playing lines with RSS and CPU, and the match moved on."""
     done = subprocess.run(
-        [sys.executable, "-m", "server.web.measure", "--idle", "1", "--play", "4", "--flood", "2"],
+        [
+            sys.executable,
+            "-m",
+            "server.lab.web.measure",
+            "--idle",
+            "1",
+            "--play",
+            "4",
+            "--flood",
+            "2",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

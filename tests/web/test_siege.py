@@ -1,4 +1,4 @@
-"""``python -m server.web.siege``, the bench of issue 29's figures ("the time a
+"""``python -m server.lab.web.siege``, the bench of issue 29's figures ("the time a
 newcomer waits on the game port during a 2,000-connection slowloris on the web
 port; the log size after it"), run small: it starts a real server, lays a
 short siege and prints what the README quotes."""
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from server.web import siege
+from server.lab.web import siege
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol.tabs import TAB_PASS_ENV, TAB_PASS_HEADER
-from server.web.probe import Tab
+from server.lab.web.probe import Tab
 from server.web.session import can_cap_memory
 from tests.server.helpers import get
 

@@ -1,4 +1,4 @@
-"""``python -m protocol.bench``: what decoding, validating and encoding cost.
+"""``python -m protocol.lab.bench``: what decoding, validating and encoding cost.
 
 For a typical 4-player snapshot and a typical action
 (:data:`protocol.examples.SNAPSHOT_4P`, :data:`protocol.examples.ACT`) it
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import msgpack
 
-from .codec import decode_client_message, decode_server_message, encode
-from .examples import ACT, SNAPSHOT_4P
-from .messages import Message
+from ..codec import decode_client_message, decode_server_message, encode
+from ..examples import ACT, SNAPSHOT_4P
+from ..messages import Message
 
 __all__ = ["TARGET_RATIO", "Result", "main", "measure", "microseconds"]
 
@@ -81,7 +81,7 @@ def measure(
 def main(argv: list[str] | None = None) -> int:
     """Print the table; exit 1 if a ratio misses the target."""
     parser = argparse.ArgumentParser(
-        prog="python -m protocol.bench",
+        prog="python -m protocol.lab.bench",
         description="Microseconds to decode and validate, and to encode, a typical snapshot"
         " and action, next to bare msgpack; exit status 1 when decoding costs more than"
         f" {TARGET_RATIO:g} bare unpackb calls.",

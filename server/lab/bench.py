@@ -1,4 +1,4 @@
-"""What clients that never read cost a server: ``python -m server.bench``.
+"""What clients that never read cost a server: ``python -m server.lab.bench``.
 
 Starts ``python -m server`` (memory only) on 127.0.0.1, plays a bots-only
 match to its end, notes the server's resident memory (VmRSS, from /proc), then
@@ -26,7 +26,7 @@ from websockets.protocol import State
 
 __all__ = ["main"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _LISTENING = re.compile(rb"port (\d+) \(ws://")
 
 
@@ -139,8 +139,8 @@ async def run(clients: int, flags: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: ``python -m server.bench [--clients N] [-- server flags]``."""
-    parser = argparse.ArgumentParser(prog="python -m server.bench", description=__doc__)
+    """Entry point: ``python -m server.lab.bench [--clients N] [-- server flags]``."""
+    parser = argparse.ArgumentParser(prog="python -m server.lab.bench", description=__doc__)
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("server_flags", nargs="*", help="passed to tulips-server (after --)")
     args = parser.parse_args(argv)

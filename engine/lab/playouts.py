@@ -1,6 +1,6 @@
 """The engine benchmark's inner loop: random playouts per CPU second.
 
-This one file is the benchmark that ``python -m engine.tools.bench`` runs,
+This one file is the benchmark that ``python -m engine.lab.bench`` runs,
 both in its own process and, for ``--compare REV``, as a script in a fresh
 interpreter against another revision's engine (``python -P playouts.py``,
 ``PYTHONPATH`` at that revision): so both sides run the very same loop. It

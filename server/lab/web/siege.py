@@ -1,4 +1,4 @@
-"""The game port while someone lays siege to the web port: ``python -m server.web.siege``.
+"""The game port while someone lays siege to the web port: ``python -m server.lab.web.siege``.
 
 Starts ``tulips-server --web`` (no storage) on free loopback ports, its log
 going to a file, and opens ``--connections`` slowloris connections to the
@@ -315,9 +315,9 @@ def report(result: Siege, log: Path, cpu: float, args: argparse.Namespace) -> st
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m server.web.siege [--connections N] [--duration S] ...``."""
+    """Entry point: ``python -m server.lab.web.siege [--connections N] [--duration S] ...``."""
     parser = argparse.ArgumentParser(
-        prog="python -m server.web.siege",
+        prog="python -m server.lab.web.siege",
         description="How long a newcomer waits on the game port while slowloris"
         " connections besiege the web port: starts tulips-server --web on free local ports"
         " (its log in a file), opens the connections from 127.0.0.1, samples a newcomer's"

@@ -1,7 +1,7 @@
-"""What one browser player costs the host: ``python -m server.web.measure``.
+"""What one browser player costs the host: ``python -m server.lab.web.measure``.
 
 Starts ``tulips-server --web`` on free local ports, opens one scripted tab
-(:class:`~server.web.probe.Tab`: the same WebSocket traffic as a browser,
+(:class:`~server.lab.web.probe.Tab`: the same WebSocket traffic as a browser,
 without the browser), and samples from ``/proc``:
 
 - the tab's client process group: resident memory (RSS) and CPU, first idle
@@ -221,9 +221,9 @@ async def measure(idle: float, play: float, flood: float = 0.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m server.web.measure [--idle S] [--play S]``."""
+    """Entry point: ``python -m server.lab.web.measure [--idle S] [--play S]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m server.web.measure",
+        prog="python -m server.lab.web.measure",
         description="What one browser player costs the host: starts tulips-server --web on"
         " free local ports, opens one scripted tab, and prints the memory and CPU of its"
         " client process (idle, then playing against bots) and the server's CPU; then how"

@@ -2,12 +2,12 @@
 
 Three steps, each a subcommand, and ``recipe`` to run them all::
 
-    python -m engine.tools.train_value generate --matches 24000 --out medium.rows
-    python -m engine.tools.train_value generate --matches 3000 --start 500000 \\
+    python -m engine.lab.train_value generate --matches 24000 --out medium.rows
+    python -m engine.lab.train_value generate --matches 3000 --start 500000 \\
         --bot-weights engine/bots/value_net.json --samples 16 --out bot1.rows
-    python -m engine.tools.train_value fit --nets 8 --seed 1 --out outcomes.json \\
+    python -m engine.lab.train_value fit --nets 8 --seed 1 --out outcomes.json \\
         medium.rows bot1.rows:5
-    python -m engine.tools.train_value fit --nets 8 --seed 1 --out td.json \\
+    python -m engine.lab.train_value fit --nets 8 --seed 1 --out td.json \\
         --teacher engine/bots/value_net.json medium.rows bot1.rows:5
 
 ``generate`` plays 4-player matches under the standard ruleset — four medium
@@ -402,7 +402,7 @@ def _write(net: ValueNet, out: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.tools.train_value", description=__doc__.split("\n")[0]
+        prog="python -m engine.lab.train_value", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="command", required=True)
     gen = sub.add_parser("generate", help="play matches and write their rows")

@@ -1,4 +1,4 @@
-"""python -m engine.tools.arena: strategies play each other; win rates with 95% CIs.
+"""python -m engine.lab.arena: strategies play each other; win rates with 95% CIs.
 
 Matches come in groups that share one deal (the same seed): in each group
 the strategies sit in every distinct arrangement over the seats (or, past 24
@@ -12,7 +12,7 @@ by --seed.
 
 Example:
 
-    python -m engine.tools.arena --strategies hard,medium,medium,medium --matches 400
+    python -m engine.lab.arena --strategies hard,medium,medium,medium --matches 400
 """
 
 from __future__ import annotations
@@ -274,7 +274,7 @@ def format_table(result: ArenaResult) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run an arena from the command line and print the table."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.tools.arena",
+        prog="python -m engine.lab.arena",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,22 +1,22 @@
-"""python -m engine.tools.bench: random playouts per CPU second, per player count.
+"""python -m engine.lab.bench: random playouts per CPU second, per player count.
 
 Plays whole matches through the public API only (legal_actions and apply,
 which builds every event; no observations), one core, timed in CPU seconds
 of this process (time.process_time), so that other work on a shared machine
 does not count, and reports the best tenth of a second of each run
-(engine.tools.playouts.playouts_per_cpu_second says why). The loop is
-engine.tools.playouts.
+(engine.lab.playouts.playouts_per_cpu_second says why). The loop is
+engine.lab.playouts.
 
 --compare REV measures another git revision side by side with this working
 tree: it checks REV out in a temporary git worktree, runs the same loop
-(this tree's engine.tools.playouts) in fresh interpreters with PYTHONPATH at
+(this tree's engine.lab.playouts) in fresh interpreters with PYTHONPATH at
 REV and at this tree in turn, alternating which goes first round by round so
 that changes in the machine's load fall on both alike, prints both medians
 and their ratio, and removes the worktree.
 
 Example:
 
-    python -m engine.tools.bench --compare ef266fd --rounds 5
+    python -m engine.lab.bench --compare ef266fd --rounds 5
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _print_comparison(
 def main(argv: list[str] | None = None) -> int:
     """Print playouts per CPU second for each player count, or compare with a revision."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine.tools.bench",
+        prog="python -m engine.lab.bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
