@@ -14,9 +14,9 @@ import pytest
 from textual.widgets import Select
 
 import protocol as wire
+from client.localserver import LocalServer, check_ruleset
 from client.tui import i18n
 from client.tui.houserules import house_rules_text
-from client.tui.localserver import LocalServer, check_ruleset
 from client.tui.screens.dialogs import CreateMatchScreen
 from protocol.examples import HOUSE_RULESET, STANDARD_RULESET
 

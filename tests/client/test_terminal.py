@@ -16,8 +16,8 @@ import time
 import pyte
 import pytest
 
+from client.loadgen.startup_bench import PseudoTerminal, measure, terminal_env
 from client.tui.cli import websocket_url
-from client.tui.startup_bench import PseudoTerminal, measure, terminal_env
 
 TULIPS = [sys.executable, "-m", "client.tui"]
 
