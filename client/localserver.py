@@ -208,23 +208,22 @@ class LocalServer:
     def spawn(self) -> None:
         """Start the process on a port found free now; do not wait for it."""
         self.port = free_port_run(self.workers, self.host) if self.workers else free_port(self.host)
+        command = self.command(self.port)
+        if self._stderr is not None:  # a killed process's, not stopped
+            self._stderr.close()
+            self._stderr = None
         if self.inherit_output:
-            stdout, stderr = None, None
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
         elif self.log_path is not None:
             with open(self.log_path, "ab") as log:
                 self.process = subprocess.Popen(
-                    self.command(self.port),
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
+                    command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
                 )
-            return
         else:
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
-            stdout, stderr = subprocess.DEVNULL, self._stderr
-        self.process = subprocess.Popen(
-            self.command(self.port), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr
-        )
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr
+            )
 
     async def start(self) -> str:
         """Start the server and wait until it answers; returns its URL. Raises
