@@ -523,7 +523,7 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     """``tulips-loadtest crash-soak K``: run, print the report, exit 1 on a loss."""
     low, high = args.life
     if args.kills < 1 or args.tables < 1 or args.duration <= 0:
-        parser.error("--crash-soak and --tables must be at least 1, --duration positive")
+        parser.error("K (kills) and --tables must be at least 1, --duration positive")
     if not 0 <= low <= high or args.think < 0:
         parser.error("--life needs 0 <= MIN <= MAX; --think must not be negative")
     options = Options(

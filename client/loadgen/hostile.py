@@ -830,7 +830,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, legacy: bool = False) -> N
 def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``tulips-loadtest hostile N``: run, print the report, exit 1 on a missed target."""
     if args.frames < 1 or args.duration <= 0 or args.matches < 1:
-        parser.error("--hostile and --matches must be at least 1, --duration positive")
+        parser.error("N (frames) and --matches must be at least 1, --duration positive")
     if args.connections < 1 or args.nonreaders < 0 or args.think < 0 or args.settle < 0:
         parser.error("--connections at least 1; --nonreaders, --think, --settle not negative")
     options = Options(

@@ -4,7 +4,7 @@
 enough of PROTOCOL.md for ``tulips-loadtest``'s clients (hello, create_match,
 join, start, act, play_again; ``GET /healthz``) and has no game at all: it
 reads each request as a bare MessagePack map and answers with frames encoded
-once at start. ``tulips-loadtest --reference`` runs it under the same client
+once at start. ``tulips-loadtest reference`` runs it under the same client
 load as the real server, so that the game server's figures are printed as
 ratios to what this stack can do at best on the same machine at the same time.
 
