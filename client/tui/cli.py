@@ -264,11 +264,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"tulips: {t('cli.no_textual')}", file=sys.stderr)
         return 1
+    from client.localserver import LocalServer, LocalServerError, check_ruleset
     from client.trust import KnownServers
 
     from .hangup import HangupGuard
     from .identity import IdentityStore
-    from .localserver import LocalServer, LocalServerError, check_ruleset
 
     local = None
     bell = not args.no_bell

@@ -41,8 +41,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from client.loadgen.startup_bench import PseudoTerminal, terminal_env
 from client.tui.hangup import HANGUP_STATUS, HangupGuard
-from client.tui.startup_bench import PseudoTerminal, terminal_env
 from tests.client.test_terminal import _children
 
 TULIPS = [sys.executable, "-m", "client.tui", "play", "--players", "3", "--name", "Ada"]

@@ -17,9 +17,9 @@ from textual.app import App
 from textual.widgets import Select
 
 import protocol as wire
+from client.localserver import LocalServer, check_ruleset
 from client.tui import i18n
 from client.tui.houserules import house_rules_text
-from client.tui.localserver import LocalServer, check_ruleset
 from client.tui.screens.dialogs import CreateMatchScreen
 from client.tui.screens.help import HelpScreen, help_text
 from protocol.examples import HOUSE_RULESET, STANDARD_RULESET

@@ -10,8 +10,8 @@ import urllib.request
 
 import pytest
 
+from client.localserver import LocalServer, LocalServerError
 from client.tui.identity import MAX_SERVERS, IdentityStore
-from client.tui.localserver import LocalServer, LocalServerError
 
 
 def test_tokens_are_kept_per_server_and_private(tmp_path: pathlib.Path) -> None:

@@ -1,4 +1,4 @@
-"""The reference server of ``tulips-loadtest --reference`` (:mod:`client.reference`):
+"""The reference server of ``tulips-loadtest --reference`` (:mod:`client.loadgen.reference`):
 SDK players play its canned matches to the end and again, each member's frames
 for one request leave in one write, and the CPU figure reads a real process.
 
@@ -20,9 +20,9 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
 
 import protocol as wire
-from client import loadtest
-from client.loadtest import cpu_seconds
-from client.reference import MATCH_ACTIONS, ReferenceServer, write_frames
+from client.loadgen import cli as loadtest
+from client.loadgen.load import cpu_seconds
+from client.loadgen.reference import MATCH_ACTIONS, ReferenceServer, write_frames
 from client.sdk import Session
 
 HOST = "127.0.0.1"

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import protocol as wire
-from client import loadtest
-from client.crashsoak import Attempt, Options, align, run_crash_soak
-from client.hostile_frames import KINDS, Frame, Pool
-from client.localserver import scan_log
+from client.loadgen import cli as loadtest
+from client.loadgen.crashsoak import Attempt, Options, align, run_crash_soak
+from client.loadgen.hostile_frames import KINDS, Frame, Pool
+from client.loadgen.serverlog import scan_log
 
 # -- the frame pool ------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pathlib
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,8 +15,9 @@ import time
 import pyte
 import pytest
 
+from client.loadgen.startup_bench import PseudoTerminal, measure, terminal_env
+from client.localserver import free_port
 from client.tui.cli import websocket_url
-from client.tui.startup_bench import PseudoTerminal, measure, terminal_env
 
 TULIPS = [sys.executable, "-m", "client.tui"]
 
@@ -187,7 +187,7 @@ def test_a_bad_address_is_one_line_and_status_2(env: dict[str, str]) -> None:
 
 def test_an_unreachable_server_is_one_line_and_status_1(env: dict[str, str]) -> None:
     """Nobody listening: one line on stderr, exit status 1, no traceback."""
-    port = _free_port()
+    port = free_port()
     result = _run("connect", f"127.0.0.1:{port}", "--name", "Ana", env=env)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
@@ -206,9 +206,3 @@ def test_websocket_url_accepts_what_people_type() -> None:
     assert websocket_url("tulips.local:9000") == "ws://tulips.local:9000"
     assert websocket_url("wss://example.org") == "wss://example.org:8765"
     assert websocket_url("ws://[::1]:8000/") == "ws://[::1]:8000"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])

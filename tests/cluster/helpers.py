@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from client.redisproc import RedisProcess, free_port, redis_server_path
+from client.loadgen.redisproc import RedisProcess, redis_server_path
+from client.localserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 #: seconds between heartbeats in the tests: a node is taken for dead after 0.75 s

@@ -18,7 +18,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 import protocol as wire
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
 from client.sdk import RedirectRefused, RequestError, Session
 from server.cluster.entries import DirectoryEntry, NodeInfo
 from server.cluster.signing import load_key

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import redis as redis_py
 
-from client.clusterload import free_port_run
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
+from client.localserver import free_port_run
 from server.cli import parse_args
 from server.cluster.credentials import worker_env
 

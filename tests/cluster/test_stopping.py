@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
 from server.storage import FILE_NAME
 
 from ..server.frozen import frozen_player

@@ -10,7 +10,7 @@ import os
 import pytest
 import redis as redis_py
 
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
 from server.cluster.entries import PlayerEntry
 from server.cluster.store import Store, StoreUnavailable
 

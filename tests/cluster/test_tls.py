@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import protocol as wire
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
 from client.sdk import RequestError, Session
 from server.lan.tls import CERT_FILE, KEY_FILE, load
 

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import protocol as wire
-from client.clusterload import free_port_run
-from client.redisproc import RedisProcess
+from client.loadgen.redisproc import RedisProcess
+from client.localserver import free_port_run
 from client.sdk import Session
 from client.trust import fingerprint
 from server.lan.tls import CERT_FILE, KEY_FILE, load

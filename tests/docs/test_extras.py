@@ -36,8 +36,8 @@ BASE_MODULES = (
     "client.trust",
     "client.bots",
     "client.botcli",
-    "client.loadtest",
-    "client.reference",
+    "client.loadgen.cli",
+    "client.loadgen.reference",
     "client.tui.cli",
 )
 

@@ -22,6 +22,7 @@ from zeroconf import ServiceInfo
 
 import protocol as wire
 from client.discovery import BadAnnouncement, ServerInfo
+from client.localserver import free_port
 from client.sdk import Session
 from protocol.lan import SERVICE_TYPE, Announcement, fingerprint, parse_fingerprint
 from server.lan.discovery import (
@@ -172,9 +173,7 @@ def _udp_inodes() -> set[str]:
 def test_tulips_server_on_127_0_0_1_opens_no_udp_socket() -> None:
     """The real command bound to 127.0.0.1 (as every test server and ``tulips play``'s
     is) announces by default, yet holds no UDP socket: it sends nothing to the LAN."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),

@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 import protocol as wire
+from client.localserver import free_port
 from client.sdk import CertificateRefused, ConnectError, Session
 from client.trust import KnownServers
 from protocol.lan import fingerprint
@@ -199,9 +200,7 @@ async def test_trust_on_first_use_is_remembered_and_a_changed_certificate_refuse
     def never(server: str, fingerprint: str) -> bool:
         raise AssertionError("asked again about a remembered server")
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     data = tmp_path / "data"
     async with tls_server(data, port) as (server, url):
         first = _fingerprint(server)

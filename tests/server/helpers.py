@@ -23,6 +23,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 import protocol as wire
 from client.sdk import Session
@@ -47,6 +48,20 @@ PRIVATE_STATE_FIELDS = ("hand", "opening", "drawn", "my_secret", "legal_actions"
 
 
 # -- a server ---------------------------------------------------------------------------
+
+
+def raw_frame(payload: bytes, opcode: int = Opcode.BINARY, *, masked: bool = True) -> bytes:
+    """One WebSocket frame as a client writes it, to send on a raw socket: masked
+    as RFC 6455 requires, with a fixed key (the same bytes on every run, so they
+    can name a test), or not (a fault the server must close the connection on).
+    websockets frames it; a test needs no frame generator of the load tools."""
+    plain = Frame(Opcode(opcode), payload).serialize(mask=False)
+    if not masked:
+        return plain
+    head = bytearray(plain[: len(plain) - len(payload)])
+    head[1] |= 0x80  # the MASK bit; the key follows the length
+    key = b"\x5a\xa5\x3c\xc3"
+    return bytes(head) + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
 
 
 @dataclass

@@ -20,11 +20,10 @@ from typing import Any
 import msgpack
 import pytest
 
-from client.hostile_frames import client_frame
 from server.peer import Peer
 
 from ..storage.helpers import in_process
-from .helpers import RawClient, Running, serve
+from .helpers import RawClient, Running, raw_frame, serve
 
 
 class CountingTransport:
@@ -197,7 +196,7 @@ async def test_a_read_full_of_pings_is_answered_in_one_write() -> None:
         try:
             counter = count_writes(peer_of(running, client))
             pings = 50
-            burst = b"".join(client_frame(b"", 0x9)[0] for _ in range(pings))
+            burst = b"".join(raw_frame(b"", 0x9) for _ in range(pings))
             client.ws.transport.write(burst)  # one segment on loopback: one read
             async with asyncio.timeout(5):
                 while b"".join(counter.writes).count(b"\x8a\x00") < pings:

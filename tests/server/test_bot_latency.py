@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.loadtest import run_load
+from client.loadgen.load import run_load
 
 from .helpers import serve
 

@@ -26,7 +26,6 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.protocol import State
 from websockets.typing import Origin
 
-from client.hostile_frames import client_frame
 from client.sdk import connect
 from protocol import CloseCode
 from server.cli import parse_args
@@ -40,7 +39,7 @@ from server.peer import (
 )
 
 from ..storage.helpers import in_process
-from .helpers import RawClient, Running, finish_and_check, play_randomly, serve
+from .helpers import RawClient, Running, finish_and_check, play_randomly, raw_frame, serve
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -585,10 +584,10 @@ async def _ignores_the_close(
 @pytest.mark.parametrize(
     ("what", "frame", "code"),
     [
-        ("an unmasked frame", client_frame(b"x", masked=False)[0], 1002),
+        ("an unmasked frame", raw_frame(b"x", masked=False), 1002),
         (
             "a hello of an unknown version",
-            client_frame(msgpack.packb({"type": "hello", "v": 99, "client": "t", "name": "x"}))[0],
+            raw_frame(msgpack.packb({"type": "hello", "v": 99, "client": "t", "name": "x"})),
             CloseCode.UNSUPPORTED_VERSION,
         ),
     ],

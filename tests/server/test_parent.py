@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from client.tui.localserver import LocalServer
+from client.localserver import LocalServer
 from server.cli import parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: A parent that starts the server as tulips play does, prints its pid, and waits.
 PARENT = """
 import asyncio, sys, time
-from client.tui.localserver import LocalServer
+from client.localserver import LocalServer
 
 server = LocalServer(bot_delay=0)
 asyncio.run(server.start())

@@ -29,7 +29,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import sys
 import tempfile
@@ -42,6 +41,7 @@ import msgspec
 from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
+from client.localserver import free_port as free_port  # the storage tests take it from here
 from client.sdk import ConnectionLost, RequestError, Session
 from engine import DEFAULT_RULESET, Event, Match, observe, project_event
 from engine.record import action_from_data, action_to_data
@@ -118,13 +118,6 @@ def read_disk(data_dir: Path) -> Disk:
 
 
 # -- server processes -------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
 
 
 def server_command(data_dir: Path, port: int, *flags: str, faults: Sequence[str] = ()) -> list[str]:

@@ -17,19 +17,14 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["RedisProcess", "free_port", "redis_server_path"]
+from ..localserver import free_port
+
+__all__ = ["RedisProcess", "redis_server_path"]
 
 
 def redis_server_path() -> str | None:
     """Where ``redis-server`` is installed, if it is."""
     return shutil.which("redis-server")
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class RedisProcess:

@@ -1,4 +1,4 @@
-"""python -m client.connbench: how long a connection takes to set up, TLS against plain.
+"""tulips-loadtest connbench: how long a connection takes to set up, TLS against plain.
 
 It times SDK sessions opened one after another — TCP, the TLS handshake (for
 wss://, pinned by fingerprint), the WebSocket upgrade and hello/welcome — and
@@ -6,8 +6,8 @@ prints the median, 90th percentile and mean of each URL. With --spawn it
 starts two local servers on 127.0.0.1 (ws:// and wss:// with a throw-away
 self-signed certificate) and compares them; or give URLs you run yourself.
 
-    python -m client.connbench --spawn --count 300
-    python -m client.connbench wss://127.0.0.1:8765 --fingerprint SHA256:3F:A0:...
+    tulips-loadtest connbench --spawn --count 300
+    tulips-loadtest connbench wss://127.0.0.1:8765 --fingerprint SHA256:3F:A0:...
 """
 
 from __future__ import annotations
@@ -18,16 +18,15 @@ import contextlib
 import re
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .sdk import Session
+from ..localserver import HOST, LocalServer
+from ..sdk import Session
 
-__all__ = ["main", "time_opens"]
+__all__ = ["add_arguments", "main", "run_command", "time_opens"]
 
 _FINGERPRINT = re.compile(r"TLS certificate fingerprint (SHA256:[0-9A-F:]+)")
 
@@ -55,37 +54,35 @@ def _line(label: str, times: list[float]) -> str:
 
 @contextlib.contextmanager
 def _servers() -> Iterator[tuple[str, str, str]]:
-    """A plain and a TLS server on free local ports: (ws URL, wss URL, fingerprint)."""
-    ports = []
-    for _ in range(2):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            ports.append(probe.getsockname()[1])
+    """A plain and a TLS server on free local ports (:class:`LocalServer`):
+    (ws URL, wss URL, fingerprint)."""
     with tempfile.TemporaryDirectory(prefix="tulips-connbench-") as folder:
-        base = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--no-storage"]
-        base += ["--rate-limit", "1000"]
+        options = ["--no-storage", "--rate-limit", "1000"]
         log = Path(folder) / "tls.log"
-        with log.open("w") as log_file:
-            processes = [
-                subprocess.Popen([*base, "--port", str(ports[0])], stderr=subprocess.DEVNULL),
-                subprocess.Popen(
-                    [*base, "--port", str(ports[1]), "--tls", "--data-dir", folder],
-                    stderr=log_file,
-                ),
-            ]
-            try:
-                deadline = time.monotonic() + 20
-                while not (found := _FINGERPRINT.search(log.read_text())) or not all(
-                    _listening(port) for port in ports
-                ):
-                    if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
-                        raise SystemExit("connbench: the local servers did not start")
-                    time.sleep(0.05)
-                yield f"ws://127.0.0.1:{ports[0]}", f"wss://127.0.0.1:{ports[1]}", found.group(1)
-            finally:
-                for process in processes:
-                    process.terminate()
-                    process.wait(10)
+        plain = LocalServer(options, bot_delay=None, log_level="INFO", follow_parent=False)
+        secure = LocalServer(
+            [*options, "--tls"],
+            data_dir=Path(folder),
+            bot_delay=None,
+            log_level="INFO",
+            follow_parent=False,
+            log_path=log,
+        )
+        servers = [plain, secure]
+        try:
+            for server in servers:
+                server.spawn()
+            deadline = time.monotonic() + 20
+            while not (found := _FINGERPRINT.search(log.read_text())) or not all(
+                _listening(server.port) for server in servers
+            ):
+                if time.monotonic() > deadline or any(s.exit_code() is not None for s in servers):
+                    raise SystemExit("connbench: the local servers did not start")
+                time.sleep(0.05)
+            yield f"ws://{HOST}:{plain.port}", f"wss://{HOST}:{secure.port}", found.group(1)
+        finally:
+            for server in servers:
+                server.stop(10.0)
 
 
 def _listening(port: int) -> bool:
@@ -93,18 +90,16 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m client.connbench``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m client.connbench",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``tulips-loadtest connbench``."""
     parser.add_argument("urls", nargs="*", help="ws:// or wss:// URLs of running servers")
     parser.add_argument("--spawn", action="store_true", help="start a ws:// and a wss:// server")
     parser.add_argument("--fingerprint", help="the wss:// servers' certificate fingerprint")
     parser.add_argument("--count", type=int, default=200, help="connections per URL")
-    args = parser.parse_args(argv)
+
+
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Time the connections of the URLs given, or of two servers it starts; print them."""
     if bool(args.urls) == args.spawn or args.count < 1:
         parser.error("give URLs or --spawn (not both), and a --count of at least 1")
 
@@ -122,6 +117,17 @@ def main(argv: list[str] | None = None) -> int:
             run([(url, args.fingerprint if url.startswith("wss") else None) for url in args.urls])
         )
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m client.loadgen.connbench`` (and ``tulips-loadtest connbench``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m client.loadgen.connbench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv), parser)
 
 
 if __name__ == "__main__":

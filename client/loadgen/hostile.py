@@ -1,10 +1,10 @@
-"""tulips-loadtest --hostile N: a real server against N hostile frames.
+"""tulips-loadtest hostile N: a real server against N hostile frames.
 
 It starts a server (python -m server) on 127.0.0.1, on a free port, with
 storage on in a temporary directory; warms it up with one bot match; and
 reads its resident memory (VmRSS) idle. Then, while --matches normal matches
 of four SDK players play game after game beside them, it sends at least N
-frames from the hostile frame pool (client/hostile_frames.py) over many raw
+frames from the hostile frame pool (client/loadgen/hostile_frames.py) over many raw
 connections at once: random bytes, cut and mutated messages, MessagePack
 bombs, deep nesting, huge and mistyped fields, text frames, RFC 6455
 violations. It reconnects whenever the server closes one. Some connections
@@ -21,8 +21,8 @@ matches finished, whether a newcomer can still create a match, and frames sent p
 second, each next to its target. The exit code is 1 if a target is missed.
 Everything is bounded (--duration) and talks to 127.0.0.1 only.
 
-    tulips-loadtest --hostile 1000000
-    tulips-loadtest --hostile 20000 --matches 4 --duration 120
+    tulips-loadtest hostile 1000000
+    tulips-loadtest hostile 20000 --matches 4 --duration 120
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
 
+from ..localserver import HOST, LocalServer, fetch_health
+from ..sdk import ConnectError, ConnectionLost, RequestError, Session
 from .hostile_frames import KINDS, Frame, Pool, client_frame, hello_frame
-from .localserver import HOST, LocalServer, LogScan, fetch_health, keep_log, scan_log
-from .sdk import ConnectError, ConnectionLost, RequestError, Session
+from .report import target_lines
+from .serverlog import LogScan, keep_log, scan_log
 
-__all__ = ["HostileReport", "main", "run_hostile"]
+__all__ = ["HostileReport", "Options", "add_arguments", "run_command", "run_hostile"]
 
 _MB = 1_000_000
 #: memory the server may keep once the hostile clients are gone (the target)
@@ -210,11 +212,8 @@ class HostileReport:
             f"server log          {self.log.tracebacks} tracebacks, {self.log.errors} ERROR and"
             f" {self.log.warnings:,} WARNING lines, {self.log.size / _MB:.1f} MB ({self.log_path})",
             *self.log.lines(),
-            "targets",
         ]
-        for target, met, figure in self.targets():
-            out.append(f"  [{'ok' if met else 'MISSED':<6}] {target:<36} {figure}")
-        return out
+        return out + target_lines(self.targets())
 
 
 def _holding(health: dict[str, object]) -> str:
@@ -704,18 +703,13 @@ async def run_hostile(options: Options, log_path: Path, data_dir: Path) -> Hosti
     """The whole run against a server it starts on ``data_dir``; the report."""
     report = HostileReport(target_frames=options.frames, log_path=str(log_path))
     server = LocalServer(
-        log_path,
-        [
-            "--data-dir",
-            str(data_dir),
-            "--sync",
-            "full",
-            "--log-level",
-            "WARNING",
-            *options.server_options,
-        ],
+        ["--sync", "full", *options.server_options],
+        data_dir=data_dir,
+        bot_delay=None,
+        follow_parent=False,
+        log_path=log_path,
     )
-    server.start()
+    server.spawn()
     run = _Run(options, server, report)
     tasks: list[asyncio.Task[None]] = []
     try:
@@ -775,21 +769,22 @@ async def run_hostile(options: Options, log_path: Path, data_dir: Path) -> Hosti
     finally:
         for task in tasks:
             task.cancel()
-        report.shutdown = server.stop()
+        report.shutdown = server.stop(15.0)
         report.log = scan_log(log_path)
     return report
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags of ``tulips-loadtest --hostile``."""
+def add_arguments(parser: argparse.ArgumentParser, *, legacy: bool = False) -> None:
+    """The flags of ``tulips-loadtest hostile N`` (``legacy``: of its deprecated
+    alias ``tulips-loadtest --hostile N``)."""
     defaults = Options()
-    parser.add_argument(
-        "--hostile",
-        type=int,
-        required=True,
-        metavar="N",
-        help="hostile frames to send (the soak's size); 1000000 for the real figure",
-    )
+    size_help = "hostile frames to send (the soak's size); 1000000 for the real figure"
+    if legacy:
+        parser.add_argument(
+            "--hostile", dest="frames", type=int, required=True, metavar="N", help=size_help
+        )
+    else:
+        parser.add_argument("frames", type=int, metavar="N", help=size_help)
     parser.add_argument(
         "--duration",
         type=float,
@@ -832,21 +827,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``tulips-loadtest --hostile N``: run, print the report, exit 1 on a missed target."""
-    parser = argparse.ArgumentParser(
-        prog="tulips-loadtest --hostile",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.hostile < 1 or args.duration <= 0 or args.matches < 1:
-        parser.error("--hostile and --matches must be at least 1, --duration positive")
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``tulips-loadtest hostile N``: run, print the report, exit 1 on a missed target."""
+    if args.frames < 1 or args.duration <= 0 or args.matches < 1:
+        parser.error("N (frames) and --matches must be at least 1, --duration positive")
     if args.connections < 1 or args.nonreaders < 0 or args.think < 0 or args.settle < 0:
         parser.error("--connections at least 1; --nonreaders, --think, --settle not negative")
     options = Options(
-        frames=args.hostile,
+        frames=args.frames,
         duration=args.duration,
         connections=args.connections,
         nonreaders=args.nonreaders,
@@ -869,7 +857,3 @@ def main(argv: list[str] | None = None) -> int:
         report.log_path = keep_log(log_path, args.keep_log)
     print("\n".join(report.lines()))
     return 0 if report.passed else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """How long ``tulips`` takes from process start to its first screen on a terminal.
 
-    python -m client.tui.startup_bench [--runs 5] [--size 80x24]
+    tulips-loadtest startup [--runs 5] [--size 80x24]
 
 Each run starts ``python -m client.tui play`` on a fresh pseudo-terminal and
 times, from just before the process is spawned, until the game's title is on
@@ -27,7 +27,7 @@ import tempfile
 import termios
 import time
 
-__all__ = ["PseudoTerminal", "main", "measure"]
+__all__ = ["PseudoTerminal", "add_arguments", "main", "measure", "run_command"]
 
 _ANSI = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -145,12 +145,14 @@ def measure(size: tuple[int, int] = (80, 24), timeout: float = 20.0) -> tuple[fl
             terminal.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the measurement a few times and print each figure and the mean."""
-    parser = argparse.ArgumentParser(prog="python -m client.tui.startup_bench")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``tulips-loadtest startup``."""
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", default="80x24", help="terminal size, COLSxROWS")
-    args = parser.parse_args(argv)
+
+
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the measurement a few times and print each figure and the mean."""
     cols, rows = (int(n) for n in args.size.lower().split("x"))
     measure((cols, rows))  # warm the file system cache, not counted
     runs = [measure((cols, rows)) for _ in range(args.runs)]
@@ -166,6 +168,13 @@ def main(argv: list[str] | None = None) -> int:
             f"({args.runs} runs, {cols}x{rows})"
         )
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m client.loadgen.startup_bench`` (``tulips-loadtest startup``)."""
+    parser = argparse.ArgumentParser(prog="python -m client.loadgen.startup_bench")
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv), parser)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""tulips-loadtest --crash-soak K: kill the server K times, lose nothing.
+"""tulips-loadtest crash-soak K: kill the server K times, lose nothing.
 
 It starts a server (python -m server) on 127.0.0.1 with storage on (sync
 full) in a data directory, and --tables matches of four SDK players play
@@ -18,8 +18,8 @@ restart here). The report: kills done, actions acknowledged, actions lost
 loss, unexplained action, refused resume token or failed restart. Bounded by
 --duration; talks to 127.0.0.1 only.
 
-    tulips-loadtest --crash-soak 100
-    tulips-loadtest --crash-soak 5 --tables 2
+    tulips-loadtest crash-soak 100
+    tulips-loadtest crash-soak 5 --tables 2
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ from websockets.exceptions import ConnectionClosed
 
 import protocol as wire
 
-from .localserver import LocalServer, LogScan, keep_log, scan_log
-from .sdk import ConnectError, ConnectionLost, RequestError, Session
+from ..localserver import LocalServer
+from ..sdk import ConnectError, ConnectionLost, RequestError, Session
+from .report import target_lines
+from .serverlog import LogScan, keep_log, scan_log
 
-__all__ = ["CrashReport", "Options", "align", "main", "run_crash_soak"]
+__all__ = ["CrashReport", "Options", "add_arguments", "align", "run_command", "run_crash_soak"]
 
 SEATS = 4
 #: an action as the check compares it: its kind, and the card or seat it names
@@ -137,10 +139,7 @@ class CrashReport:
             *self.log.lines(),
         ]
         out += [f"  lost: {detail}" for detail in self.details]
-        out.append("targets")
-        for target, met, figure in self.targets():
-            out.append(f"  [{'ok' if met else 'MISSED':<6}] {target:<36} {figure}")
-        return out
+        return out + target_lines(self.targets())
 
 
 # -- the check --------------------------------------------------------------------------------
@@ -422,11 +421,11 @@ async def run_crash_soak(options: Options, data_dir: Path, log_path: Path) -> Cr
     """Kill and restart a server ``options.kills`` times; the report."""
     report = CrashReport(target_kills=options.kills, log_path=str(log_path))
     server = LocalServer(
-        log_path,
-        [
-            *("--data-dir", str(data_dir), *options.storage, "--log-level", "WARNING"),
-            *("--grace-period", "3600", "--max-matches", "100000"),
-        ],
+        [*options.storage, "--grace-period", "3600", "--max-matches", "100000"],
+        data_dir=data_dir,
+        bot_delay=None,
+        follow_parent=False,
+        log_path=log_path,
     )
     rng = random.Random(options.seed)
     tables = [_Table(i, options, report) for i in range(options.tables)]
@@ -440,7 +439,7 @@ async def run_crash_soak(options: Options, data_dir: Path, log_path: Path) -> Cr
             await _one_life(server, tables, report, rng, kill=False)  # the last check
     finally:
         report.elapsed = time.monotonic() - started
-        report.shutdown = server.stop()
+        report.shutdown = server.stop(15.0)
         report.log = scan_log(log_path)
     return report
 
@@ -450,7 +449,7 @@ async def _one_life(
 ) -> bool:
     """Start the server, let every table come back and play, then kill it (or, for
     the last check, stop it cleanly). False if the server would not start."""
-    server.start()
+    server.spawn()
     if not await server.wait_until_up():
         report.restarts_failed += 1
         report.note(f"the server did not come back up (exit code {server.exit_code()})")
@@ -474,20 +473,21 @@ async def _one_life(
         task.cancel()
     await asyncio.gather(*lives, return_exceptions=True)
     if not kill:
-        server.stop()
+        server.stop(15.0)
     return True
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags of ``tulips-loadtest --crash-soak``."""
+def add_arguments(parser: argparse.ArgumentParser, *, legacy: bool = False) -> None:
+    """The flags of ``tulips-loadtest crash-soak K`` (``legacy``: of its deprecated
+    alias ``tulips-loadtest --crash-soak K``)."""
     defaults = Options()
-    parser.add_argument(
-        "--crash-soak",
-        type=int,
-        required=True,
-        metavar="K",
-        help="times to SIGKILL and restart the server; 100 for the real figure",
-    )
+    size_help = "times to SIGKILL and restart the server; 100 for the real figure"
+    if legacy:
+        parser.add_argument(
+            "--crash-soak", dest="kills", type=int, required=True, metavar="K", help=size_help
+        )
+    else:
+        parser.add_argument("kills", type=int, metavar="K", help=size_help)
     parser.add_argument(
         "--tables",
         type=int,
@@ -519,22 +519,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-log", type=Path, help="copy the server's log here")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``tulips-loadtest --crash-soak K``: run, print the report, exit 1 on a loss."""
-    parser = argparse.ArgumentParser(
-        prog="tulips-loadtest --crash-soak",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_arguments(parser)
-    args = parser.parse_args(argv)
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``tulips-loadtest crash-soak K``: run, print the report, exit 1 on a loss."""
     low, high = args.life
-    if args.crash_soak < 1 or args.tables < 1 or args.duration <= 0:
-        parser.error("--crash-soak and --tables must be at least 1, --duration positive")
+    if args.kills < 1 or args.tables < 1 or args.duration <= 0:
+        parser.error("K (kills) and --tables must be at least 1, --duration positive")
     if not 0 <= low <= high or args.think < 0:
         parser.error("--life needs 0 <= MIN <= MAX; --think must not be negative")
     options = Options(
-        kills=args.crash_soak,
+        kills=args.kills,
         tables=args.tables,
         think=args.think,
         life=(low, high),
@@ -555,7 +548,3 @@ def main(argv: list[str] | None = None) -> int:
         lines = report.lines()
     print("\n".join(lines))
     return 0 if report.passed else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,10 +1,10 @@
 """The reference server: the physical limit of websockets + MessagePack on this machine.
 
-``python -m client.reference --port 8766`` runs a server that speaks just
+``python -m client.loadgen.reference --port 8766`` runs a server that speaks just
 enough of PROTOCOL.md for ``tulips-loadtest``'s clients (hello, create_match,
 join, start, act, play_again; ``GET /healthz``) and has no game at all: it
 reads each request as a bare MessagePack map and answers with frames encoded
-once at start. ``tulips-loadtest --reference`` runs it under the same client
+once at start. ``tulips-loadtest reference`` runs it under the same client
 load as the real server, so that the game server's figures are printed as
 ratios to what this stack can do at best on the same machine at the same time.
 
@@ -285,8 +285,8 @@ async def serve_reference(host: str, port: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m client.reference``: run the reference server."""
-    parser = argparse.ArgumentParser(prog="python -m client.reference", description=__doc__)
+    """``python -m client.loadgen.reference``: run the reference server."""
+    parser = argparse.ArgumentParser(prog="python -m client.loadgen.reference", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, required=True, help="port to listen on")
     parser.add_argument(
