@@ -37,7 +37,7 @@ from .storage import StorageError
 if TYPE_CHECKING:
     from .web import WebFront
 
-__all__ = ["WEB_PORT", "Setup", "build_parser", "main", "parse_args", "run"]
+__all__ = ["WEB_PORT", "Setup", "build_parser", "help_text", "main", "parse_args", "run"]
 
 #: Called with the server before it starts.
 Setup = Callable[[TulipsServer], None]
@@ -47,23 +47,33 @@ class WebUnavailable(Exception):
     """``--web`` was asked for, but the browser front cannot start."""
 
 
+def _help_template(action: argparse.Action) -> str | None:
+    """An option's help ending with its default, ``(default: %(default)s)``, unless
+    the help says it already or there is none to say (a switch, unset, empty)."""
+    text = action.help or ""
+    if (
+        "%(default)" in text
+        or "(default" in text
+        or not action.option_strings
+        or action.nargs == 0  # a switch: its default is "not given"
+        or action.default is None
+        or action.default == []
+        or action.default == argparse.SUPPRESS
+    ):
+        return action.help
+    return f"{text} (default: %(default)s)"
+
+
+def help_text(action: argparse.Action, default: object) -> str:
+    """An option's help as ``--help`` shows it, on one line, saying ``default``."""
+    return " ".join(((_help_template(action) or "") % {"default": default}).split())
+
+
 class _DefaultsFormatter(argparse.HelpFormatter):
-    """Ends each option's help with its default, ``(default: …)``, unless the
-    help says it already or there is none to say (a switch, unset, empty)."""
+    """Ends each option's help with its default (:func:`_help_template`)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        if (
-            "%(default)" in text
-            or "(default" in text
-            or not action.option_strings
-            or action.nargs == 0  # a switch: its default is "not given"
-            or action.default is None
-            or action.default == []
-            or action.default == argparse.SUPPRESS
-        ):
-            return action.help
-        return f"{text} (default: %(default)s)"
+        return _help_template(action)
 
 
 def build_parser() -> argparse.ArgumentParser:

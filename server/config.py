@@ -53,6 +53,7 @@ class ServerConfig:
         "where matches are stored",
         parse=Path,
         command_line_default=Path(platformdirs.user_data_dir("gift-of-tulips")),
+        readme_default="your user data directory",
     )
     #: SQLite's synchronous setting: "FULL" survives power loss, "NORMAL" crashes only
     sync: str = setting(

@@ -79,6 +79,9 @@ class Setting:
     #: the default of a server started from the command line, when it is not the
     #: field's (which suits a config built in a test: no announcing, no disk)
     command_line_default: Any = FROM_FIELD
+    #: the default as the README states it, when it depends on the machine
+    #: (``--help`` shows the machine's own)
+    readme_default: str | None = None
 
     def flag_for(self, name: str) -> str:
         """The flag that sets the field ``name``."""

@@ -22,6 +22,7 @@ MODULE_TOOLS = {
     "python -m engine.tools.arena": "engine.tools.arena:main",
     "python -m engine.tools.bench": "engine.tools.bench:main",
     "python -m protocol.docs": "protocol.docs:main",
+    "python -m server.docs": "server.docs:main",
     "python -m server.web.measure": "server.web.measure:main",
     "python -m server.web.siege": "server.web.siege:main",
 }
