@@ -28,7 +28,7 @@ from . import fdguard
 from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
-from .config import WEB_PORT, ServerConfig, rate_burst
+from .config import GROUPS, WEB_PORT, ServerConfig, rate_burst
 from .lan.tls import CERT_FILE, KEY_FILE, TlsError
 from .rulesets import RulesetFileError, load_files, offered
 from .settings import Setting, command_line_default, declared
@@ -78,20 +78,23 @@ class _DefaultsFormatter(argparse.HelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``tulips-server``: a flag for each setting declared on
-    :class:`ServerConfig`, the flags that are not one setting, and the cluster's."""
+    :class:`ServerConfig`, in its group, then the flags that are no one setting's value."""
     parser = argparse.ArgumentParser(
         prog="tulips-server", description=__doc__, formatter_class=_DefaultsFormatter
     )
     add_version_flag(parser)
+    groups: dict[str, argparse._ActionsContainer] = {"": parser}
+    for title, purpose in GROUPS.items():
+        groups[title] = parser.add_argument_group(title, purpose)
     for field, how in declared(ServerConfig):
-        _add_setting(parser, field, how)
+        _add_setting(groups[how.group], field, how)
     _add_other_flags(parser)
-    cluster_options.add_arguments(parser)
+    cluster_options.add_arguments(groups["cluster"])
     return parser
 
 
 def _add_setting(
-    parser: argparse.ArgumentParser, field: dataclasses.Field[Any], how: Setting
+    parser: argparse._ActionsContainer, field: dataclasses.Field[Any], how: Setting
 ) -> None:
     """The flag that sets ``field``, read as ``how`` says, its value at ``args.<field name>``."""
     default = command_line_default(field, how)

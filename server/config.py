@@ -26,7 +26,21 @@ from protocol.limits import MAX_TURN_TIMER, MIN_TURN_TIMER
 from . import settings as read
 from .settings import setting
 
-__all__ = ["MIN_RATE_BURST", "WEB_PORT", "ServerConfig", "rate_burst"]
+__all__ = [
+    "GROUPS",
+    "MIN_RATE_BURST",
+    "REDIS_PASSWORD_ENV",
+    "WEB_PORT",
+    "ServerConfig",
+    "rate_burst",
+]
+
+#: The groups of options ``--help`` lists apart (:attr:`Setting.group
+#: <server.settings.Setting.group>`), by title, with what they are for.
+GROUPS = {"cluster": "several nodes sharing one lobby through Redis (README: Architecture)"}
+
+#: Redis's password (``requirepass``), for a node given it in the environment.
+REDIS_PASSWORD_ENV = "TULIPS_REDIS_PASSWORD"
 
 #: The smallest burst ``--rate-limit`` allows (twice the rate, but never fewer):
 #: a client that reconnects sends its hello and a few requests at once.
@@ -193,23 +207,54 @@ class ServerConfig:
         parse=read.seconds,
     )
     #: the cluster's Redis (``redis://HOST:6379/0``); None: one process, no Redis
-    cluster: str | None = None
+    cluster: str | None = setting(
+        None,
+        "join the cluster of every node naming this Redis (redis://HOST:6379/0);"
+        " give Redis's password with --redis-password-file or in the environment"
+        f" ({REDIS_PASSWORD_ENV}), not in this URL: a command line is visible to every"
+        " user of the machine (ps)",
+        parse=read.redis_url,
+        metavar="REDIS_URL",
+        group="cluster",
+    )
     #: the URL clients use to reach this node (redirects name it); None: ws://HOST:PORT
-    public_url: str | None = None
+    public_url: str | None = setting(
+        None,
+        "the URL clients should use to reach this node (default: ws://HOST:PORT);"
+        " with --workers, each worker's is this one with the worker's own port",
+        parse=read.ws_url,
+        group="cluster",
+    )
     #: this node's id in the cluster; None: the one kept in ``data_dir``
-    node_id: str | None = None
+    node_id: str | None = setting(
+        None,
+        "this node's id (default: the one kept in the data directory, made on first start)",
+        parse=read.node_id,
+        group="cluster",
+    )
     #: the key the cluster's nodes share (``--cluster-key-file``), which seals
     #: what they keep in Redis; None: none yet (``--workers`` makes one)
     cluster_key: bytes | None = field(default=None, repr=False)
     #: Redis's password, given without the command line (``--redis-password-file``
     #: or ``TULIPS_REDIS_PASSWORD``); None: none, or the one in ``cluster``'s URL
     redis_password: str | None = field(default=None, repr=False)
-    #: seconds between a cluster node's heartbeats (three missed: taken for dead)
-    heartbeat: float = 1.0
+    heartbeat: float = setting(
+        1.0,
+        "seconds between heartbeats; a node is taken for dead after three missed",
+        parse=read.heartbeat,
+        group="cluster",
+    )
     #: nodes ``--workers`` starts on this machine (sharing ``port``)
-    workers: int = 1
-    #: which of them this process is (None: not a worker)
-    worker: int | None = None
+    workers: int = setting(
+        1,
+        "start this many nodes on this machine sharing --port (needs --cluster;"
+        " not with --web, whose tabs must reach the node that let them in);"
+        " worker I also listens on --port + 1 + I and keeps its data in DATA_DIR/node-I",
+        parse=read.workers,
+        group="cluster",
+    )
+    #: which of them this process is (None: not a worker); ``--workers`` gives it
+    worker: int | None = setting(None, read.HIDDEN, parse=int, group="cluster")
     #: more ports to listen on besides ``port`` (a worker's own)
     extra_ports: tuple[int, ...] = ()
     #: listen with SO_REUSEPORT, so several processes share ``port``

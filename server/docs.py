@@ -57,7 +57,8 @@ def options_table() -> str:
         if how.readme_default is not None
     }
     rows = ["| Option | What it is for |", "| --- | --- |"]
-    for action in build_parser()._actions:
+    actions = [a for group in build_parser()._action_groups for a in group._group_actions]
+    for action in actions:
         if not action.option_strings or action.help == argparse.SUPPRESS:
             continue
         if isinstance(action, argparse._HelpAction | argparse._VersionAction):

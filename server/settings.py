@@ -16,27 +16,37 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import re
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 __all__ = [
     "FROM_FIELD",
+    "HIDDEN",
     "Setting",
+    "check_node_id",
     "command_line_default",
     "days",
     "declared",
+    "heartbeat",
     "ipv6_prefix",
     "minutes",
+    "node_id",
     "origin",
     "port",
     "positive_int",
     "positive_seconds",
     "rate",
+    "redis_url",
     "seconds",
     "setting",
+    "workers",
+    "ws_url",
 ]
 
+#: :attr:`Setting.help` of a flag ``--help`` does not show (one for the server's own use).
+HIDDEN = argparse.SUPPRESS
 #: The key of a field's :class:`Setting` in its metadata.
 _KEY = "tulips-server setting"
 
@@ -79,6 +89,8 @@ class Setting:
     #: the default of a server started from the command line, when it is not the
     #: field's (which suits a config built in a test: no announcing, no disk)
     command_line_default: Any = FROM_FIELD
+    #: the title of the group of options ``--help`` lists it in ("": the main one)
+    group: str = ""
     #: the default as the README states it, when it depends on the machine
     #: (``--help`` shows the machine's own)
     readme_default: str | None = None
@@ -208,3 +220,58 @@ def origin(text: str) -> str:
             f"an origin is * or http(s)://host[:port], as a browser sends it; got {text!r}"
         )
     return text
+
+
+def redis_url(text: str) -> str:
+    """A Redis URL: ``redis://``, ``rediss://`` or ``unix://``."""
+    if urllib.parse.urlsplit(text).scheme not in ("redis", "rediss", "unix"):
+        raise argparse.ArgumentTypeError(f"expected redis://HOST:PORT/DB, got {text!r}")
+    return text
+
+
+def ws_url(text: str) -> str:
+    """A WebSocket URL with a host: ``ws://HOST:PORT`` or ``wss://``."""
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected ws://HOST:PORT, got {text!r}")
+    return text
+
+
+_NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def check_node_id(text: str) -> str:
+    """``text`` if it is a valid node id (1–40 of A–Z a–z 0–9 _ -), else ValueError."""
+    if not _NODE_ID.fullmatch(text):
+        raise ValueError(f"a node id is 1 to 40 letters, digits, _ or -; got {text!r}")
+    return text
+
+
+def node_id(text: str) -> str:
+    """A cluster node's id (:func:`check_node_id`)."""
+    try:
+        return check_node_id(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def workers(text: str) -> int:
+    """A number of worker processes, 1 to 64."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be 1 to 64, got {value}")
+    return value
+
+
+def heartbeat(text: str) -> float:
+    """Seconds between a cluster node's heartbeats, 0.05 to 60."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0.05 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be 0.05 to 60 seconds, got {text}")
+    return value

@@ -16,15 +16,15 @@ from server import docs
 from server.cli import build_parser, parse_args
 from server.config import ServerConfig
 from server.ratelimit import Pacer
-from server.settings import Setting, command_line_default, declared
+from server.settings import HIDDEN, Setting, command_line_default, declared
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = list(declared(ServerConfig))
 #: The flags that are no one setting's value: argparse's, those that switch
-#: storage or TLS or read rulesets (server/cli.py), and the cluster's.
+#: storage or TLS or read rulesets (server/cli.py), and the cluster's secret
+#: files (server/cluster/options.py).
 OTHER_FLAGS = {"--help", "-h", "--version", "--no-storage", "--tls", "--ruleset"}
-OTHER_FLAGS |= {"--check-rulesets", "--cluster", "--redis-password-file", "--cluster-key-file"}
-OTHER_FLAGS |= {"--public-url", "--workers", "--node-id", "--heartbeat", "--worker"}
+OTHER_FLAGS |= {"--check-rulesets", "--redis-password-file", "--cluster-key-file"}
 
 
 def _shown_default(field: Any, how: Setting) -> Any:
@@ -55,6 +55,8 @@ def test_every_setting_is_in_help_with_its_default() -> None:
     the default a server started with no flags has."""
     helps = _options_help(build_parser().format_help())
     for field, how in SETTINGS:
+        if how.help == HIDDEN:  # --worker: for --workers to give its workers
+            continue
         flag = how.flag_for(field.name)
         assert flag in helps, f"{flag} ({field.name}) is not in --help"
         assert "".join(how.help.split()).split("(default")[0] in helps[flag]
@@ -96,7 +98,8 @@ def test_readme_table_is_made_from_the_settings() -> None:
     assert docs.check(), "README.md's server options are stale: python -m server.docs --write"
     table = docs.options_table()
     for field, how in SETTINGS:
-        assert f"`{how.flag_for(field.name)}" in table
+        listed = re.search(rf"`{how.flag_for(field.name)}[ `]", table) is not None
+        assert listed == (how.help != HIDDEN), field.name
 
 
 def test_readme_text_states_the_defaults_there_are() -> None:
