@@ -11,357 +11,121 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import logging
-import math
 import os
 import signal
 import sys
-import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import platformdirs
-
+from protocol.limits import MAX_NAME_LENGTH
 from protocol.version import add_version_flag
 
 from . import fdguard
 from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
-from .config import ServerConfig
+from .config import GROUPS, WEB_PORT, ServerConfig, rate_burst
 from .lan.tls import CERT_FILE, KEY_FILE, TlsError
 from .rulesets import RulesetFileError, load_files, offered
+from .settings import Setting, command_line_default, declared
 from .storage import StorageError
 
 if TYPE_CHECKING:
     from .web import WebFront
 
-__all__ = ["Setup", "main", "parse_args", "run"]
+__all__ = ["WEB_PORT", "Setup", "build_parser", "help_text", "main", "parse_args", "run"]
 
 #: Called with the server before it starts.
 Setup = Callable[[TulipsServer], None]
-
-#: The smallest burst ``--rate-limit`` allows (twice the rate, but never fewer):
-#: a client that reconnects sends its hello and a few requests at once.
-MIN_RATE_BURST = 10
-#: ``--web`` without a port: the one after the game's default port.
-WEB_PORT = 8766
 
 
 class WebUnavailable(Exception):
     """``--web`` was asked for, but the browser front cannot start."""
 
 
-def _number(text: str, kind: type[int] | type[float]) -> float:
-    try:
-        return kind(text)
-    except ValueError:
-        what = "a whole number" if kind is int else "a number"
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+def _help_template(action: argparse.Action) -> str | None:
+    """An option's help ending with its default, ``(default: %(default)s)``, unless
+    the help says it already or there is none to say (a switch, unset, empty)."""
+    text = action.help or ""
+    if (
+        "%(default)" in text
+        or "(default" in text
+        or not action.option_strings
+        or action.nargs == 0  # a switch: its default is "not given"
+        or action.default is None
+        or action.default == []
+        or action.default == argparse.SUPPRESS
+    ):
+        return action.help
+    return f"{text} (default: %(default)s)"
 
 
-def _positive_int(text: str) -> int:
-    value = int(_number(text, int))
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _ipv6_prefix(text: str) -> int:
-    value = int(_number(text, int))
-    if not 16 <= value <= 128:
-        raise argparse.ArgumentTypeError(f"must be a prefix length from 16 to 128, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = _number(text, float)
-    if not 0 <= value < math.inf:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text}")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, more than 0, got {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be more than 0 messages a second, got {text}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = int(_number(text, int))
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
-    return value
-
-
-def _minutes(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number of minutes, more than 0, got {text}")
-    return value
-
-
-def _days(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number of days, more than 0, got {text}")
-    return value
-
-
-def _origin(text: str) -> str:
-    if text == "*":
-        return text
-    parts = urllib.parse.urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
-        raise argparse.ArgumentTypeError(
-            f"an origin is * or http(s)://host[:port], as a browser sends it; got {text!r}"
-        )
-    return text
+def help_text(action: argparse.Action, default: object) -> str:
+    """An option's help as ``--help`` shows it, on one line, saying ``default``."""
+    return " ".join(((_help_template(action) or "") % {"default": default}).split())
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
-    """Ends each option's help with its default, ``(default: …)``, unless the
-    help says it already or there is none to say (off, unset, empty)."""
+    """Ends each option's help with its default (:func:`_help_template`)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        if (
-            "%(default)" in text
-            or "(default" in text
-            or not action.option_strings
-            or action.default is None
-            or action.default is False  # a switch that is off; 0 and 0.0 are defaults
-            or action.default == []
-            or action.default == argparse.SUPPRESS
-        ):
-            return action.help
-        return f"{text} (default: %(default)s)"
+        return _help_template(action)
 
 
-def parse_args(argv: list[str] | None = None) -> ServerConfig:
-    """Read the command line into a :class:`ServerConfig` (exits on a bad flag)."""
-    defaults = ServerConfig()
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``tulips-server``: a flag for each setting declared on
+    :class:`ServerConfig`, in its group, then the flags that are no one setting's value."""
     parser = argparse.ArgumentParser(
         prog="tulips-server", description=__doc__, formatter_class=_DefaultsFormatter
     )
     add_version_flag(parser)
-    parser.add_argument("--host", default=defaults.host, help="address to listen on")
-    parser.add_argument("--port", type=_port, default=defaults.port, help="0 picks a free port")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(platformdirs.user_data_dir("gift-of-tulips")),
-        help="where matches are stored (default: %(default)s)",
-    )
+    groups: dict[str, argparse._ActionsContainer] = {"": parser}
+    for title, purpose in GROUPS.items():
+        groups[title] = parser.add_argument_group(title, purpose)
+    for field, how in declared(ServerConfig):
+        _add_setting(groups[how.group], field, how)
+    _add_other_flags(parser)
+    cluster_options.add_arguments(groups["cluster"])
+    return parser
+
+
+def _add_setting(
+    parser: argparse._ActionsContainer, field: dataclasses.Field[Any], how: Setting
+) -> None:
+    """The flag that sets ``field``, read as ``how`` says, its value at ``args.<field name>``."""
+    default = command_line_default(field, how)
+    flag = how.flag_for(field.name)
+    if isinstance(default, bool):  # a switch turns the default over
+        action = "store_false" if default else "store_true"
+        parser.add_argument(flag, dest=field.name, action=action, help=how.help)
+        return
+    options: dict[str, Any] = {"type": how.parse, "metavar": how.metavar}
+    if how.choices is not None:
+        options["choices"] = list(how.choices)
+    if how.const is not None:
+        options.update(nargs="?", const=how.const)
+    if isinstance(default, tuple):
+        options.update(action="append", default=[])
+    else:
+        options["default"] = how.to_flag(default)
+    parser.add_argument(flag, dest=field.name, help=how.help, **options)
+
+
+def _add_other_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags that are not one setting's value: they switch storage or TLS
+    on and off, or read files the server offers (:func:`parse_args` applies them)."""
     parser.add_argument(
         "--no-storage", action="store_true", help="keep matches in memory only (lost on exit)"
     )
     parser.add_argument(
-        "--sync",
-        choices=["full", "normal"],
-        default="full",
-        help="full: every action survives a power cut; normal: survives a crash (faster)",
-    )
-    parser.add_argument(
-        "--log-level",
-        default="INFO",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="what is logged (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--parent-pid",
-        type=_positive_int,
-        metavar="PID",
-        help="stop when process PID ends: for a program that runs a server of its own "
-        "(tulips play does), so that the server does not outlive it",
-    )
-    parser.add_argument(
-        "--max-matches",
-        type=_positive_int,
-        default=defaults.max_matches,
-        help="open and running matches at most (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=_positive_int,
-        default=defaults.max_connections,
-        help="connected clients at most (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--grace-period",
-        type=_seconds,
-        default=defaults.grace_period,
-        help="seconds before a bot plays for a player who is gone",
-    )
-    parser.add_argument(
-        "--bot-delay",
-        type=_seconds,
-        default=defaults.bot_delay,
-        help="seconds a bot waits before it acts",
-    )
-    parser.add_argument(
-        "--bot-think-ms",
-        type=_seconds,
-        default=defaults.bot_think_ms,
-        help="milliseconds a hard bot searches per decision",
-    )
-    parser.add_argument(
-        "--stop-timeout",
-        type=_seconds,
-        default=defaults.stop_timeout,
-        help="seconds a shutdown (Ctrl-C, SIGTERM) waits for the disk to store what was"
-        " already accepted (nothing not stored by then was acknowledged) and, side by side,"
-        " for clients to answer the close; one that does not is cut off"
-        " (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web",
-        type=_port,
-        nargs="?",
-        const=WEB_PORT,
-        default=None,
-        metavar="PORT",
-        help=f"also serve the game to browsers on PORT (default {WEB_PORT}): each tab"
-        " runs the terminal client as its own player (needs the [web] extra)",
-    )
-    parser.add_argument(
-        "--web-max-sessions",
-        type=_positive_int,
-        default=defaults.web_max_sessions,
-        metavar="N",
-        help="browser tabs playing at once; each is a client process (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-sessions-per-address",
-        type=_positive_int,
-        default=defaults.web_sessions_per_address,
-        metavar="N",
-        help="browser tabs one address may have playing at once, loopback too; its next "
-        "tab is refused (HTTP 503) and the other seats stay for others (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-tab-idle",
-        type=_minutes,
-        default=defaults.web_tab_idle / 60,
-        metavar="MINUTES",
-        help="a browser tab that sends nothing (no key, no resize) this long is closed and "
-        "its client process ended; reloading the tab resumes the player (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-tab-memory",
-        type=_positive_int,
-        default=defaults.web_tab_memory // 2**20,
-        metavar="MIB",
-        help="address space each browser tab's client process may use, in MiB (a normal "
-        "tab needs under 200); past it the tab's client fails and its tab closes. Needs "
-        "util-linux's prlimit (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-max-connections-per-address",
-        type=_positive_int,
-        default=defaults.web_max_connections_per_address,
-        metavar="N",
-        help="connections one address may hold on the web port, loopback too; more are "
-        "closed at once (HTTP 429) (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-max-connections",
-        type=_positive_int,
-        default=defaults.web_max_connections,
-        metavar="N",
-        help="connections the web port holds at once, from everyone; more are closed at "
-        "once (HTTP 503), so that it never takes what the game port needs "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-header-timeout",
-        type=_positive_seconds,
-        default=defaults.web_header_timeout,
-        metavar="SECONDS",
-        help="a web connection that has not sent its first request head this long after "
-        "it was accepted (TLS handshake included) is closed (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-keepalive-timeout",
-        type=_positive_seconds,
-        default=defaults.web_keepalive_timeout,
-        metavar="SECONDS",
-        help="a web connection with no new request this long after its last response is "
-        "closed; a tab's WebSocket is never cut by it (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--web-connection-lifetime",
-        type=_positive_seconds,
-        default=defaults.web_connection_lifetime,
-        metavar="SECONDS",
-        help="a web connection is closed this long after it was accepted, whatever it "
-        "does, unless it is a tab's WebSocket (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--rate-limit",
-        type=_rate,
-        default=defaults.rate_limit,
-        help="frames a second one connection may send, in bursts of up to twice that (at "
-        f"least {MIN_RATE_BURST}); every frame counts, good or bad, pings and pongs "
-        "included. Past it the server reads "
-        "that connection more slowly; one that keeps on is closed (4008) "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--max-connections-per-address",
-        type=_positive_int,
-        default=defaults.max_connections_per_address,
-        metavar="N",
-        help="connections one address may hold at once; more are refused with HTTP 429 "
-        "(default: %(default)s). Loopback (127.0.0.1, ::1) is not limited, so that "
-        "tulips-loadtest can run on the server's own machine",
-    )
-    parser.add_argument(
-        "--ipv6-prefix",
-        type=_ipv6_prefix,
-        default=defaults.ipv6_prefix,
-        metavar="BITS",
-        help="an IPv6 client counts, for the per-address limits, as its whole /BITS "
-        "network, the server's own LAN included, and every link-local address of one "
-        "interface as one, since a device may pick any address in its /64: the IPv6 "
-        "devices of one LAN share one budget (default: %(default)s; 128 counts each "
-        "address alone, for a LAN whose devices you all trust)",
-    )
-    parser.add_argument(
-        "--allow-origin",
-        type=_origin,
-        action="append",
-        default=[],
-        metavar="URL",
-        help="a web page origin allowed to connect, e.g. http://tulips.lan:8080 (repeat "
-        "for more; * allows every page). Browsers send their page's origin: any other is "
-        "refused with HTTP 403. Programs that send no Origin are never refused",
-    )
-    parser.add_argument(
-        "--new-players-per-minute",
-        type=_rate,
-        default=defaults.new_players_per_minute,
-        metavar="N",
-        help="new identities (hello without a token) one address may make a minute "
-        "(default: %(default)s); loopback is not limited",
-    )
-    parser.add_argument(
-        "--forget-players-after",
-        type=_days,
-        default=defaults.forget_players_after / 86400,
-        metavar="DAYS",
-        help="forget a player who has not connected for this many days and whom no kept "
-        "match names; their token stops working (default: %(default)s)",
+        "--tls",
+        action="store_true",
+        help=f"serve wss:// with a self-signed certificate, made on first run in --data-dir "
+        f"({CERT_FILE}, {KEY_FILE}); its fingerprint is logged for players to compare",
     )
     parser.add_argument(
         "--ruleset",
@@ -379,104 +143,51 @@ def parse_args(argv: list[str] | None = None) -> ServerConfig:
         help="read the --ruleset files, print the names of the rulesets offered (one a "
         "line, standard first) and exit; tulips play --ruleset checks its file so",
     )
-    cluster_options.add_arguments(parser)
-    parser.add_argument(
-        "--name",
-        default=None,
-        help="the server's name on the LAN (default: Gift of Tulips on HOSTNAME), "
-        "also sent to clients in welcome",
-    )
-    parser.add_argument(
-        "--no-announce",
-        action="store_true",
-        help="do not announce the server on the LAN (it never is on 127.0.0.1)",
-    )
-    parser.add_argument(
-        "--tls",
-        action="store_true",
-        help=f"serve wss:// with a self-signed certificate, made on first run in --data-dir "
-        f"({CERT_FILE}, {KEY_FILE}); its fingerprint is logged for players to compare",
-    )
-    parser.add_argument(
-        "--tls-cert",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="serve wss:// with this PEM certificate",
-    )
-    parser.add_argument(
-        "--tls-key",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="the unencrypted PEM key of --tls-cert",
-    )
-    parser.add_argument(
-        "--loop",
-        choices=["asyncio", "uvloop"],
-        default=defaults.loop,
-        help="the event loop; uvloop needs pip install 'gift-of-tulips[uvloop]'"
-        " (default: %(default)s)",
-    )
+
+
+def parse_args(argv: list[str] | None = None) -> ServerConfig:
+    """Read the command line into a :class:`ServerConfig` (exits on a bad flag)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if (args.tls_cert is None) != (args.tls_key is None):
-        parser.error("--tls-cert and --tls-key go together")
-    tls_self_signed = args.tls and args.tls_cert is None
-    if tls_self_signed:
-        args.tls_cert, args.tls_key = args.data_dir / CERT_FILE, args.data_dir / KEY_FILE
-    if args.name is not None and not (
-        1 <= len(args.name.strip()) <= 40 and args.name.isprintable()
-    ):
-        parser.error(f"--name needs 1 to 40 printable characters, got {args.name!r}")
+    values = {
+        field.name: how.to_field(getattr(args, field.name)) for field, how in declared(ServerConfig)
+    }
+    if args.no_storage:
+        values["data_dir"] = None
+    values.update(_tls(parser, args))
+    values.update(_name(parser, values["announce_name"]))
     try:
-        house = load_files(args.ruleset)
+        values["rulesets"] = load_files(args.ruleset)
     except RulesetFileError as exc:
         parser.error(f"--ruleset {exc}")
     if args.check_rulesets:
-        print("\n".join(offered(house)))
+        print("\n".join(offered(values["rulesets"])))
         parser.exit(0)
     logging.basicConfig(
-        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=values["log_level"], format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        data_dir=None if args.no_storage else args.data_dir,
-        sync=args.sync.upper(),
-        max_matches=args.max_matches,
-        max_connections=args.max_connections,
-        grace_period=args.grace_period,
-        bot_delay=args.bot_delay,
-        bot_think_ms=args.bot_think_ms,
-        rate_limit=args.rate_limit,
-        rate_burst=max(MIN_RATE_BURST, math.ceil(args.rate_limit * 2)),
-        max_connections_per_address=args.max_connections_per_address,
-        ipv6_prefix=args.ipv6_prefix,
-        allowed_origins=tuple(args.allow_origin),
-        new_players_per_minute=args.new_players_per_minute,
-        forget_players_after=args.forget_players_after * 86400,
-        stop_timeout=args.stop_timeout,
-        name=args.name.strip() if args.name else defaults.name,
-        announce=not args.no_announce,
-        announce_name=args.name.strip() if args.name else None,
-        tls_cert=args.tls_cert,
-        tls_key=args.tls_key,
-        tls_self_signed=tls_self_signed,
-        web_port=args.web,
-        web_max_sessions=args.web_max_sessions,
-        web_sessions_per_address=args.web_sessions_per_address,
-        web_tab_idle=args.web_tab_idle * 60,
-        web_tab_memory=args.web_tab_memory * 2**20,
-        web_max_connections_per_address=args.web_max_connections_per_address,
-        web_max_connections=args.web_max_connections,
-        web_header_timeout=args.web_header_timeout,
-        web_keepalive_timeout=args.web_keepalive_timeout,
-        web_connection_lifetime=args.web_connection_lifetime,
-        loop=args.loop,
-        parent_pid=args.parent_pid,
-        rulesets=house,
-    )
+    config = ServerConfig(**values, rate_burst=rate_burst(values["rate_limit"]))
     return cluster_options.apply(parser, args, config)
+
+
+def _tls(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """The TLS settings of ``--tls``, or of ``--tls-cert`` with ``--tls-key``."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    if not args.tls or args.tls_cert is not None:
+        return {"tls_self_signed": False}
+    folder = args.data_dir
+    return {"tls_cert": folder / CERT_FILE, "tls_key": folder / KEY_FILE, "tls_self_signed": True}
+
+
+def _name(parser: argparse.ArgumentParser, given: str | None) -> dict[str, Any]:
+    """The server's name from ``--name``: in welcome and on the LAN."""
+    if given is None:
+        return {}
+    name = given.strip()
+    if not (1 <= len(name) <= MAX_NAME_LENGTH and given.isprintable()):
+        parser.error(f"--name needs 1 to {MAX_NAME_LENGTH} printable characters, got {given!r}")
+    return {"name": name, "announce_name": name}
 
 
 async def run(config: ServerConfig, setup: Setup | None = None) -> None:

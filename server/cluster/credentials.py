@@ -13,6 +13,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..config import REDIS_PASSWORD_ENV
+
 __all__ = [
     "REDIS_PASSWORD_ENV",
     "SecretFileError",
@@ -20,9 +22,6 @@ __all__ = [
     "take_env",
     "worker_env",
 ]
-
-#: Redis's password (``requirepass``), for a node given it in the environment.
-REDIS_PASSWORD_ENV = "TULIPS_REDIS_PASSWORD"
 
 
 class SecretFileError(Exception):

@@ -14,18 +14,12 @@ import socket
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from ..settings import check_node_id
+
 __all__ = ["NODE_ID_FILE", "check_node_id", "node_id_for", "node_url", "with_port"]
 
 NODE_ID_FILE = "cluster-node-id"
-_NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _ANY_HOST = {"", "0.0.0.0", "::"}
-
-
-def check_node_id(text: str) -> str:
-    """``text`` if it is a valid node id (1–40 of A–Z a–z 0–9 _ -), else ValueError."""
-    if not _NODE_ID.fullmatch(text):
-        raise ValueError(f"a node id is 1 to 40 letters, digits, _ or -; got {text!r}")
-    return text
 
 
 def _fresh_id() -> str:

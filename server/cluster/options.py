@@ -1,6 +1,7 @@
-"""The cluster's command-line flags of ``tulips-server``, and what they make of
-its :class:`~server.config.ServerConfig` (kept here so ``server/cli.py`` only
-calls two functions)."""
+"""The cluster's secret files on ``tulips-server``'s command line, and the checks
+that the cluster's settings fit together (kept here so ``server/cli.py`` only
+calls two functions). The settings themselves, ``--cluster``, ``--workers`` and
+the rest, are declared on :class:`~server.config.ServerConfig`."""
 
 from __future__ import annotations
 
@@ -10,70 +11,18 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..config import ServerConfig
+from ..settings import redis_url
 from .credentials import REDIS_PASSWORD_ENV, SecretFileError, read_private, take_env
-from .naming import check_node_id
 from .signing import KEY_ENV, KeyFileError, load_key, parse_key
 from .workers import worker_config
 
 __all__ = ["add_arguments", "apply", "redis_password", "redis_url"]
 
 
-def redis_url(text: str) -> str:
-    """``text`` if it is a Redis URL (for argparse)."""
-    if urlsplit(text).scheme not in ("redis", "rediss", "unix"):
-        raise argparse.ArgumentTypeError(f"expected redis://HOST:PORT/DB, got {text!r}")
-    return text
-
-
-def _ws_url(text: str) -> str:
-    parts = urlsplit(text)
-    if parts.scheme not in ("ws", "wss") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"expected ws://HOST:PORT, got {text!r}")
-    return text
-
-
-def _node_id(text: str) -> str:
-    try:
-        return check_node_id(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"must be 1 to 64, got {value}")
-    return value
-
-
-def _heartbeat(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 0.05 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"must be 0.05 to 60 seconds, got {text}")
-    return value
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--cluster``, ``--redis-password-file``, ``--cluster-key-file``,
-    ``--public-url``, ``--workers``, ``--node-id``, ``--heartbeat``."""
-    group = parser.add_argument_group(
-        "cluster", "several nodes sharing one lobby through Redis (README: Architecture)"
-    )
-    group.add_argument(
-        "--cluster",
-        metavar="REDIS_URL",
-        type=redis_url,
-        help="join the cluster of every node naming this Redis (redis://HOST:6379/0);"
-        " give Redis's password with --redis-password-file or in the environment"
-        f" ({REDIS_PASSWORD_ENV}), not in this URL: a command line is visible to every"
-        " user of the machine (ps)",
-    )
+def add_arguments(group: argparse._ActionsContainer) -> None:
+    """Add ``--redis-password-file`` and ``--cluster-key-file`` to ``group``: the
+    files the cluster's secrets are read from (the cluster's settings, ``--cluster``
+    and the rest, are declared on :class:`~server.config.ServerConfig`)."""
     group.add_argument(
         "--redis-password-file",
         metavar="FILE",
@@ -90,66 +39,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " Redis (64 hex digits: openssl rand -hex 32 > FILE; chmod 600 FILE); needed"
         " with --cluster, except that --workers makes one for its own workers",
     )
-    group.add_argument(
-        "--public-url",
-        type=_ws_url,
-        help="the URL clients should use to reach this node (default: ws://HOST:PORT);"
-        " with --workers, each worker's is this one with the worker's own port",
-    )
-    group.add_argument(
-        "--workers",
-        type=_workers,
-        default=1,
-        help="start this many nodes on this machine sharing --port (needs --cluster;"
-        " not with --web, whose tabs must reach the node that let them in);"
-        " worker I also listens on --port + 1 + I and keeps its data in DATA_DIR/node-I",
-    )
-    group.add_argument(
-        "--node-id",
-        type=_node_id,
-        help="this node's id (default: the one kept in the data directory, made on first start)",
-    )
-    group.add_argument(
-        "--heartbeat",
-        type=_heartbeat,
-        default=ServerConfig().heartbeat,
-        help="seconds between heartbeats; a node is taken for dead after three missed"
-        " (default: %(default)s)",
-    )
-    group.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+
+
+#: The flags that mean nothing without ``--cluster``, in the order they are checked.
+_NEED_CLUSTER = ("--public-url", "--node-id", "--cluster-key-file", "--redis-password-file")
 
 
 def apply(
     parser: argparse.ArgumentParser, args: argparse.Namespace, config: ServerConfig
 ) -> ServerConfig:
-    """``config`` with the cluster flags in it (exits on flags that do not fit together).
+    """``config`` with the cluster's secrets in it, for a worker its own settings
+    (exits on settings that do not fit together).
 
     The secrets given in the environment are taken out of it here, whatever the
     flags: no process this one starts inherits them."""
     given_key = take_env(KEY_ENV)
     given_password = take_env(REDIS_PASSWORD_ENV)
-    if args.workers > 1 and getattr(args, "web", None) is not None:
+    if config.workers > 1 and config.web_port is not None:
         parser.error(
             "--web cannot go with --workers: the workers share the game port, so a browser"
             " tab's client could reach a worker that does not know the tab, and count there"
             " as this machine's own address; run the browser front on a node of its own"
             " (tulips-server --cluster … --web, without --workers)"
         )
-    if args.cluster is None:
-        if args.workers > 1:
+    if config.cluster is None:
+        if config.workers > 1:
             parser.error("--workers needs --cluster: the workers share their lobby through Redis")
-        for flag in ("public_url", "node_id", "cluster_key_file", "redis_password_file"):
-            if getattr(args, flag) is not None:
-                parser.error(f"--{flag.replace('_', '-')} needs --cluster")
+        given = (config.public_url, config.node_id, args.cluster_key_file, args.redis_password_file)
+        for flag, value in zip(_NEED_CLUSTER, given, strict=True):
+            if value is not None:
+                parser.error(f"{flag} needs --cluster")
         return config
-    if config.port == 0 and (args.public_url is None or args.workers > 1):
+    if config.port == 0 and (config.public_url is None or config.workers > 1):
         parser.error("--cluster needs a fixed --port (or, for one node, --public-url)")
-    if config.port + args.workers > 65535:
-        parser.error(f"--workers {args.workers} needs ports up to {config.port + args.workers}")
+    if config.port + config.workers > 65535:
+        parser.error(f"--workers {config.workers} needs ports up to {config.port + config.workers}")
     if (
         config.tls_cert is not None
-        and args.public_url is not None
-        and urlsplit(args.public_url).scheme != "wss"
+        and config.public_url is not None
+        and urlsplit(config.public_url).scheme != "wss"
     ):
         parser.error(
             "--public-url must be wss:// with --tls: this node serves TLS, and its"
@@ -157,18 +85,13 @@ def apply(
         )
     config = dataclasses.replace(
         config,
-        cluster=args.cluster,
         cluster_key=_cluster_key(parser, args, given_key),
         redis_password=_redis_password(parser, args, given_password),
-        public_url=args.public_url,
-        node_id=args.node_id,
-        heartbeat=args.heartbeat,
-        workers=args.workers,
     )
-    if args.worker is not None:
-        if not 0 <= args.worker < args.workers:
-            parser.error(f"--worker must be 0 to {args.workers - 1}")
-        config = worker_config(config, args.worker)
+    if config.worker is not None:
+        if not 0 <= config.worker < config.workers:
+            parser.error(f"--worker must be 0 to {config.workers - 1}")
+        config = worker_config(config, config.worker)
     return config
 
 

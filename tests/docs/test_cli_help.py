@@ -22,8 +22,10 @@ MODULE_TOOLS = {
     "python -m engine.lab.arena": "engine.lab.arena:main",
     "python -m engine.lab.bench": "engine.lab.bench:main",
     "python -m protocol.docs": "protocol.docs:main",
+    "python -m server.docs": "server.docs:main",
     "python -m server.lab.web.measure": "server.lab.web.measure:main",
     "python -m server.lab.web.siege": "server.lab.web.siege:main",
+    "python -m client.loadgen.reference": "client.loadgen.reference:main",
 }
 
 #: Backticks (``code``, `code`), Sphinx roles (:func:), literal-block markers
