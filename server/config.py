@@ -168,7 +168,7 @@ class ServerConfig:
     #: socket has not taken yet — before it closes it with 4005 (TOO_SLOW). A client
     #: that reads keeps next to nothing here (the kernel takes what it is sent);
     #: 128 KiB is two of the largest frames, and a hundred clients that stop reading
-    #: cost the server about 20 MiB (``python -m server.bench``).
+    #: cost the server about 20 MiB (``python -m server.lab.bench``).
     max_outbox_bytes: int = 128 * 1024
     #: seconds a write to a client may wait for it to read before it is closed (4005)
     write_timeout: float = 60.0

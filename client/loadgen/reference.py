@@ -286,7 +286,12 @@ async def serve_reference(host: str, port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m client.loadgen.reference``: run the reference server."""
-    parser = argparse.ArgumentParser(prog="python -m client.loadgen.reference", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m client.loadgen.reference",
+        description="A bare websockets + MessagePack server with no game in it: it answers "
+        "what tulips-loadtest's clients send with frames of the sizes and number the real "
+        "server sends, the limit of this stack that 'tulips-loadtest reference' compares with.",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, required=True, help="port to listen on")
     parser.add_argument(
