@@ -47,6 +47,7 @@ import protocol as wire
 from client.discovery import ServerInfo, follow
 from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
 from client.trust import KnownServers, server_key
+from protocol.limits import MAX_NAME_LENGTH
 
 from .hangup import HANGUP_STATUS, HangupGuard
 from .houserules import STANDARD, house_rules_text
@@ -414,7 +415,7 @@ class TulipsApp(App[int]):
     async def _quick_match(self, session: SessionLike, quick: QuickMatch) -> None:
         self.connecting.status = t("status.dealing")
         await session.create_match(
-            name=t("quick.name", name=self.plan.name)[:40],
+            name=t("quick.name", name=self.plan.name)[:MAX_NAME_LENGTH],
             seats=quick.players,
             bots=[(seat, quick.strength) for seat in range(1, quick.players)],
             ruleset=quick.ruleset,
@@ -787,13 +788,13 @@ class TulipsApp(App[int]):
     def _fresh_match_name(self) -> str:
         """The new-match form's name: "Ada's table", or "Ada's table 2" (3, …)
         when the lobby lists one of that name already (a second match of the evening)."""
-        base = t("quick.name", name=self.plan.name)[:40]
+        base = t("quick.name", name=self.plan.name)[:MAX_NAME_LENGTH]
         taken = {summary.name for summary in self.lobby.matches.values()}
         name, number = base, 1
         while name in taken and number < 100:
             number += 1
             suffix = f" {number}"
-            name = base[: 40 - len(suffix)] + suffix
+            name = base[: MAX_NAME_LENGTH - len(suffix)] + suffix
         return name
 
     async def _create(self, session: SessionLike, settings: CreateSettings) -> None:

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from protocol import STRENGTHS
 from protocol.lan import parse_fingerprint
+from protocol.limits import MAX_NAME_LENGTH
 from protocol.version import add_version_flag
 
 from .i18n import LANGUAGES, detect_language, set_language, t
@@ -104,7 +105,7 @@ def _count(text: str) -> int:
 
 def _name(text: str) -> str:
     name = text.strip()
-    if not 1 <= len(name) <= 40 or not name.isprintable():
+    if not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable():
         raise argparse.ArgumentTypeError(t("cli.bad_name"))
     return name
 
@@ -133,7 +134,7 @@ def default_name() -> str:
         name = getpass.getuser().strip()
     except (OSError, KeyError):
         name = ""
-    return name[:40] if name and name.isprintable() else t("cli.default_name")
+    return name[:MAX_NAME_LENGTH] if name and name.isprintable() else t("cli.default_name")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -55,6 +55,7 @@ import textual_serve
 from aiohttp import WSMsgType, web
 from textual_serve.download_manager import DownloadManager
 
+from protocol.limits import MAX_NAME_LENGTH
 from server.peer import address_key
 
 from .guard import ConnectionGuard, GuardedSite, GuardLimits, mark_upgraded
@@ -110,7 +111,7 @@ def loopback_url(host: str, port: int, *, secure: bool = False) -> str:
 def _name(text: str) -> str | None:
     """The player's name from the URL, if it is one the client accepts."""
     name = text.strip()
-    return name if 1 <= len(name) <= 40 and name.isprintable() else None
+    return name if 1 <= len(name) <= MAX_NAME_LENGTH and name.isprintable() else None
 
 
 class WebFront:
@@ -291,7 +292,8 @@ class WebFront:
             body = (
                 f"<p>{len(self.seats)} of {self.max_sessions} browser seats in use.</p>"
                 '<form id="join"><label for="name">Your name at the table</label>'
-                '<input id="name" maxlength="40" required autofocus autocomplete="nickname">'
+                f'<input id="name" maxlength="{MAX_NAME_LENGTH}" required autofocus'
+                ' autocomplete="nickname">'
                 '<button type="submit">Play</button></form>'
                 '<p class="hint">This tab is your seat: reload it and you are back at your'
                 " table. Another tab is another player.</p>"

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from protocol import STRENGTHS
+from protocol.limits import MAX_NAME_LENGTH
 
 from ..i18n import t, tn
 
@@ -108,7 +109,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         with Vertical(id="create", classes="dialog"):
             with Grid(id="create-form"):
                 yield Label(t("create.name"))
-                yield Input(self.default_name, id="name", max_length=40, compact=True)
+                yield Input(self.default_name, id="name", max_length=MAX_NAME_LENGTH, compact=True)
                 yield Label(t("create.seats"))
                 yield Select(
                     [(str(n), n) for n in range(2, 7)],
@@ -126,7 +127,10 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 )  # fmt: skip
                 yield Label(t("create.code"))
                 yield Input(
-                    placeholder=t("create.code_hint"), id="code", max_length=40, compact=True
+                    placeholder=t("create.code_hint"),
+                    id="code",
+                    max_length=MAX_NAME_LENGTH,
+                    compact=True,
                 )
                 yield Label(t("create.timer"))
                 yield Select(
@@ -241,7 +245,7 @@ class JoinCodeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="join-code", classes="dialog"):
             yield Label(t("join.code_prompt"))
-            yield Input(id="code", max_length=40, compact=True)
+            yield Input(id="code", max_length=MAX_NAME_LENGTH, compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#join-code").border_title = t("join.code_title")
