@@ -31,9 +31,10 @@ from typing import Any
 
 from .._chance import generator, randbelow, shuffle
 from ..actions import Action, ActionKind
-from ..cards import Card, all_cards
-from ..events import CardDrawn, FestivalStarted, SecretRevealed
+from ..cards import Card, Colour, all_cards
+from ..events import CardDrawn, CardsDealt, FestivalStarted, SecretRevealed
 from ..match import Match
+from ..observation import observe
 from ..record import action_to_data
 from ..ruleset import DEFAULT_RULESET, HAND_SIZE, PLAYER_COUNTS, Ruleset, ruleset_from_mapping
 
@@ -44,6 +45,7 @@ __all__ = [
     "RULESETS",
     "SEEDS",
     "Case",
+    "VectorError",
     "case_vector",
     "key_words",
     "main",
@@ -123,12 +125,21 @@ def _cards(cards: Sequence[Card]) -> list[str]:
     return [str(card) for card in cards]
 
 
-def _policy(match: Match, seat: int, draw: int) -> Action:
+def _policy(match: Match, seat: int, draw: int, hands: list[list[Card]]) -> Action:
     """The fixed policy of the played match (:data:`POLICY`)."""
     legal = match.legal_actions(seat)
     if legal[0].kind is ActionKind.OPENING:
-        return Action.opening(match._dealt[seat][1])
+        return Action.opening(hands[seat][1])
     return legal[(5 * draw + seat) % len(legal)]
+
+
+class VectorError(RuntimeError):
+    """The steps recorded for a vector disagree with what the engine did."""
+
+
+def _check(holds: bool, what: str) -> None:
+    if not holds:
+        raise VectorError(f"the recorded steps disagree with Match.new: {what}")
 
 
 def case_vector(seed: int, players: int, ruleset: Ruleset, host_first_seat: int | None) -> Any:
@@ -161,36 +172,38 @@ def case_vector(seed: int, players: int, ruleset: Ruleset, host_first_seat: int 
     openings: dict[int, str] = {}  # R11: each seat's face-down card
     later: list[dict[str, Any]] = []  # R16: the cards put face down during the turns
     actions: list[dict[str, Any]] = []
-    drawn: list[Card] = []
+    drawn: list[Card] = []  # R13: every card drawn, in order (complete events show them)
     revealed: list[Card] = []
-    draws = 0
+    ranking: tuple[Colour, ...] = ()
     while not match.is_over:
         seat = match.to_act[0]
-        action = _policy(match, seat, draws)
+        action = _policy(match, seat, len(drawn) - 1, hands)  # the draw being resolved
         if action.kind is ActionKind.OPENING:
             openings[seat] = str(action.secret)
-        else:
-            draws += 1
-            if action.kind is ActionKind.ADD_SECRET:
-                later.append({"seat": seat, "card": str(match._drawn)})
+        elif action.kind is ActionKind.ADD_SECRET:
+            later.append({"seat": seat, "card": str(drawn[-1])})
         actions.append({"seat": seat, "action": action_to_data(action)})
         for event in match.apply(seat, action):
             if isinstance(event, CardDrawn) and event.card is not None:
                 drawn.append(event.card)
             elif isinstance(event, SecretRevealed):
                 revealed.append(event.card)
-    assert drawn == deck[::-1], "R13: the draws are the deck after the deal, top first"
+                ranking = event.ranking
+    _check(drawn == deck[::-1], "R13: the draws are the deck after the deal, top first")
     # R9, R11: the opening cards go into the secret festival in seat order, then the turns'
     pile = [{"seat": s, "card": openings[s]} for s in range(players)] + later
     # R19: nothing is drawn during play; the pile is shuffled, and its first cards revealed
     shuffled_pile = list(pile)
     shuffle(rng, shuffled_pile)
     shown = shuffled_pile[: ruleset.reveal_size]
-    assert [entry["card"] for entry in shown] == _cards(revealed), "R19: the revealed cards"
+    _check([entry["card"] for entry in shown] == _cards(revealed), "R19: the revealed cards")
     hidden = [{"seat": e.owner, "card": str(e.card)} for e in match._secret]
-    assert hidden == shuffled_pile[ruleset.reveal_size :], "R19: the cards left hidden"
+    _check(hidden == shuffled_pile[ruleset.reveal_size :], "R19: the cards left hidden")
     scoring = match.scoring
-    assert scoring is not None
+    if scoring is None:  # pragma: no cover - the loop above plays until the end
+        raise VectorError("the match did not end")
+    if not revealed:  # the final ranking is the festival's before any reveal
+        ranking = observe(match, None).ranking
     return {
         "seed": str(seed),
         "key": key_words(seed),
@@ -212,7 +225,7 @@ def case_vector(seed: int, players: int, ruleset: Ruleset, host_first_seat: int 
             "secret_pile": pile,
             "shuffled_pile": shuffled_pile,
             "revealed": _cards(revealed),
-            "ranking": [colour.value for colour in match._ranking],
+            "ranking": [colour.value for colour in ranking],
             "totals": [p.total for p in scoring.players],
             "winners": list(scoring.winners),
         },
@@ -227,20 +240,23 @@ def _agree(
     first_seat: int,
     deck: list[Card],
 ) -> None:
-    """Raise unless ``Match.new`` dealt what the recorded steps say."""
-    assert match._removed == removed, "R4: the removed cards"
-    assert match._deck == deck, "R11: the deck after the deal"
-    assert [list(hand) for hand in match._dealt] == hands, "R11: the hands"
-    assert match.first_seat == first_seat, "R12: the first seat"
-    started = _started(match)
+    """Raise :class:`VectorError` unless ``Match.new`` dealt what the recorded steps
+    say. The removed cards and the deck are hidden from every observation
+    (R26), so the lab reads them from the match itself."""
+    _check(match._removed == removed, "R4: the removed cards")
+    _check(match._deck == deck, "R11: the deck after the deal")
+    dealt = [list(e.cards or ()) for e in match.setup_events if isinstance(e, CardsDealt)]
+    _check(dealt == hands, "R11: the hands")
+    _check(match.first_seat == first_seat, "R12: the first seat")
     first, second = festival
     order = (second, first) if second.value > first.value else (first, second)
-    assert started.cards == order, "R10: the starting festival, 1st first"
+    _check(_started(match).cards == order, "R10: the starting festival, 1st first")
 
 
 def _started(match: Match) -> FestivalStarted:
     started = match.setup_events[0]
-    assert isinstance(started, FestivalStarted)
+    if not isinstance(started, FestivalStarted):  # pragma: no cover - R10 comes first
+        raise VectorError("the setup does not start with the festival")
     return started
 
 
