@@ -11,4 +11,6 @@ import the engine and its bots like any other user.
   other over many seeded matches; win rates with 95% intervals.
 * ``python -m engine.lab.train_value`` (:mod:`engine.lab.train_value`) —
   trains the lookahead bot's value network, ``engine/bots/value_net.json``.
+* ``python -m engine.lab.vectors`` (:mod:`engine.lab.vectors`) — writes the
+  deal's test vectors, ``docs/deal-vectors.json``, that go with docs/DEAL.md.
 """
