@@ -37,7 +37,8 @@ def validator(definition: str | None = None) -> Draft202012Validator:
     root = schema()
     if definition is not None:
         assert definition in root["$defs"], definition
-        root = {**root, "anyOf": [{"$ref": f"#/$defs/{definition}"}]}
+        # a $ref (not an anyOf of one) so that errors are the definition's own
+        root = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}
     return Draft202012Validator(root)
 
 
