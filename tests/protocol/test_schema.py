@@ -342,3 +342,40 @@ def test_what_the_schema_cannot_say(what: str) -> None:
 def test_a_trailing_newline_is_refused() -> None:
     """A name ending in a newline is a control character the protocol forbids."""
     assert not _codec_accepts({"v": 1, "type": "hello", "client": "c", "name": "Ada\n"})
+
+
+def _integers(node: Any, path: str) -> list[tuple[str, Any]]:
+    """Every integer schema under ``node``, with where it is."""
+    found = (
+        [(path, node.get("maximum"))]
+        if isinstance(node, dict) and node.get("type") == ("integer")
+        else []
+    )
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _integers(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _integers(value, f"{path}/{i}")
+    return found
+
+
+def test_only_the_seed_is_bounded_beyond_53_bits() -> None:
+    """PROTOCOL.md's notes for 53-bit languages: the one integer the schema lets
+    exceed 2**53 − 1 explicitly is the replay's seed, and an int ``id`` stops at
+    2**53 − 1 (the unbounded counts are the notes' other subject)."""
+    defs = loaded_schema()["$defs"]
+    beyond = [path for path, most in _integers(defs, "") if most is not None and most > 2**53 - 1]
+    assert beyond == ["/ReplayPage/properties/seed/anyOf/0"]
+    for name in ("Hello", "Welcome", "Act", "Error"):
+        (as_int,) = [
+            s for s in defs[name]["properties"]["id"]["anyOf"] if s.get("type") == "integer"
+        ]
+        assert (as_int["minimum"], as_int["maximum"]) == (0, 2**53 - 1)
+
+
+def test_protocol_md_links_the_schema_files() -> None:
+    """PROTOCOL.md names both files, where they are."""
+    text = Path(schema.__file__).resolve().parents[2].joinpath("PROTOCOL.md").read_text("utf-8")
+    for path in (schema.SCHEMA_PATH, schema.ASYNCAPI_PATH):
+        assert f"(protocol/schema/{path.name})" in text
