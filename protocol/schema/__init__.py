@@ -39,7 +39,7 @@ import copy
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,7 @@ def _first_line(cls: type) -> str:
 
 
 def _tag(cls: type[msgspec.Struct]) -> str:
+    """A tagged struct's tag: a message's ``type``, an action's or event's ``kind``."""
     tag = cls.__struct_config__.tag
     assert isinstance(tag, str)
     return tag
@@ -113,7 +114,9 @@ def _walk(node: Any, change: Callable[[Schema], Schema]) -> Any:
     return node
 
 
-def _union(title: str, description: str, tag_field: str, classes: Iterable[type]) -> Schema:
+def _union(
+    title: str, description: str, tag_field: str, classes: Sequence[type[msgspec.Struct]]
+) -> Schema:
     """A named union of tagged structs, as msgspec spells one inline."""
     names = [cls.__name__ for cls in classes]
     tags = [_tag(cls) for cls in classes]
