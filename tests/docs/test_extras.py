@@ -2,7 +2,8 @@
 
 The base dependencies serve the server, protocol, engine, SDK and bots;
 Textual (the ``client`` extra) only the terminal app; msgpack (``dev``) only
-examples, benchmarks and tests; uvloop (``uvloop``) only ``--loop uvloop``.
+examples, benchmarks and tests; jsonschema (``dev``) only tests; uvloop
+(``uvloop``) only ``--loop uvloop``.
 Each check runs a fresh interpreter in which the packages of the extras cannot
 be imported.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 #: Importable names of the packages that only the extras bring.
-EXTRAS_ONLY = ("textual", "rich", "msgpack", "uvloop")
+EXTRAS_ONLY = ("textual", "rich", "msgpack", "uvloop", "jsonschema")
 #: Every module an install without extras must be able to import.
 BASE_MODULES = (
     "engine",
@@ -27,6 +28,7 @@ BASE_MODULES = (
     "engine.tools.demo",
     "protocol",
     "protocol.docs",
+    "protocol.schema",
     "server.app",
     "server.cli",
     "server.lan.discovery",
