@@ -49,7 +49,7 @@ from .messages import (
     Message,
     ServerMessage,
 )
-from .types import EVENT_TYPES, RequestId
+from .types import EVENT_TYPES, ID_PATTERN, PRINTABLE_PATTERN, RequestId
 
 __all__ = [
     "Unknown",
@@ -338,8 +338,11 @@ _MISSING = re.compile(r"^Object missing required field `(.*)`$")
 _REGEX = re.compile(r"matching regex '(.*)'$")
 #: The patterns of protocol.types as msgspec quotes them, in words.
 _REGEX_WORDS = {
-    "^[^\\\\x00-\\\\x1f\\\\x7f-\\\\x9f]*$": "without control characters",
-    "^[A-Za-z0-9_-]+$": "of letters, digits, _ and -",
+    pattern.replace("\\", "\\\\"): words  # msgspec doubles each backslash
+    for pattern, words in (
+        (PRINTABLE_PATTERN, "without control characters"),
+        (ID_PATTERN, "of letters, digits, _ and -"),
+    )
 }
 _QUOTED = re.compile(r"'(.*)'$")
 _ENUM = "Invalid enum value"

@@ -139,23 +139,29 @@ CARDS: tuple[Card, ...] = get_args(Card)
 #: offer these names, and ``tulips play --strength`` asks for them.
 STRENGTHS: tuple[Strength, ...] = get_args(Strength)
 
-_PRINTABLE = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"  # no C0/C1 control characters
-_ID = "^[A-Za-z0-9_-]+$"
+# `$(?!\n)` is the end of the text both in Python's re, whose `$` alone also
+# matches before a final newline (msgspec searches with it), and in ECMA-262,
+# so the codec and a JSON Schema validator refuse a name ending in a newline alike.
+_END = "$(?!\\n)"
+#: The pattern of names and texts: no C0/C1 control characters.
+PRINTABLE_PATTERN = "^[^\\x00-\\x1f\\x7f-\\x9f]*" + _END
+#: The pattern of ids and tokens: letters, digits, ``_`` and ``-``.
+ID_PATTERN = "^[A-Za-z0-9_-]+" + _END
 
 #: A seat number, 0 to 5 (R5).
 Seat = Annotated[int, Meta(ge=0, le=MAX_SEATS - 1)]
 #: A count of cards, points, turns or events.
 Count = Annotated[int, Meta(ge=0)]
 #: A player, match or ruleset name: 1 to 40 characters, no control characters.
-Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME_LENGTH, pattern=_PRINTABLE)]
+Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME_LENGTH, pattern=PRINTABLE_PATTERN)]
 #: A short free text.
-Text = Annotated[str, Meta(max_length=MAX_STRING_LENGTH, pattern=_PRINTABLE)]
+Text = Annotated[str, Meta(max_length=MAX_STRING_LENGTH, pattern=PRINTABLE_PATTERN)]
 #: A chat line: 1 to 500 characters, no control characters.
-ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_LENGTH, pattern=_PRINTABLE)]
+ChatText = Annotated[str, Meta(min_length=1, max_length=MAX_CHAT_LENGTH, pattern=PRINTABLE_PATTERN)]
 #: A match id, player id or token: 1 to 64 of ``A-Z a-z 0-9 _ -``.
-Identifier = Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH, pattern=_ID)]
+Identifier = Annotated[str, Meta(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 #: 32 bytes (256 bits) as 64 lowercase hex digits: a seed commitment or its salt (R27).
-Hex256 = Annotated[str, Meta(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$")]
+Hex256 = Annotated[str, Meta(min_length=64, max_length=64, pattern="^[0-9a-f]{64}" + _END)]
 #: A request id: an int 0 to 2**53 - 1, or a string of 1 to 64 characters.
 RequestId = (
     Annotated[int, Meta(ge=0, le=MAX_REQUEST_ID)]
