@@ -60,6 +60,7 @@ async function play({ url, seats, name }) {
   let commitment = null; // the seed commitment, as first published
   const changed = []; // any other commitment published for the match afterwards
   let scoring = null; // the final scoring, once the match is over
+  let asked = false; // for the replay
   let ruleset = STANDARD;
   const events = [];
   let page = null; // the replay's published fields (seed, salt, actions…)
@@ -87,11 +88,17 @@ async function play({ url, seats, name }) {
       case "match_update": {
         // Published once the match is dealt (in the update that says it runs),
         // and never changed: the seed is fixed before a single move is made.
-        const published = msg.match.match === match ? msg.match.seed_commitment : null;
+        if (msg.match.match !== match) break;
+        const published = msg.match.seed_commitment;
         if (published && scoring === null) {
-          if (commitment === null) console.log(`match ${match}: open box, seed commitment ${published}`);
+          if (commitment === null) console.log(`match ${match}: seat ${seat} of ${seats}, open box, seed commitment ${published}`);
           else if (published !== commitment) changed.push(published);
           commitment ??= published;
+        }
+        // Once it is finished (after match_ended), the replay publishes the seed.
+        if (msg.match.status === "finished" && scoring !== null && !asked) {
+          asked = true;
+          connection.send("replay", { match });
         }
         break;
       }
@@ -105,7 +112,6 @@ async function play({ url, seats, name }) {
         if (msg.event.kind === "match_ended") {
           scoring = msg.event.scoring;
           printScores(scoring);
-          connection.send("replay", { match });
         }
         break;
       case "replay":
