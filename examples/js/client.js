@@ -154,7 +154,7 @@ function verify({ page, commitment, changed, seats, events, ruleset }) {
     ruleset,
     firstSeat: page.first_seat ?? null,
   });
-  for (const line of result.verified) console.log(`verified deal: ${line}`);
+  for (const line of result.verified) console.log(`verified ${line}`);
   problems.push(...result.problems);
   for (const line of problems) console.error(`NOT VERIFIED: ${line}`);
   return problems.length === 0;

@@ -1,4 +1,4 @@
-// The deal against docs/deal-vectors.json, the test vectors of docs/DEAL.md
+// The deal (and the scores) against docs/deal-vectors.json, the test vectors of docs/DEAL.md
 // that the project's Python engine writes: run with `node --test` here, or
 // `node --test examples/js/` from the repository (make test does, through
 // tests/examples/test_js_client.py).
@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { PyRandom, deal, freshDeck, dealNumbers, play, reveal, seedKey } from "./deal.js";
+import { PyRandom, deal, dealNumbers, freshDeck, play, reveal, seedKey } from "./deal.js";
+import { score } from "./score.js";
 
 const VECTORS = new URL("../../docs/deal-vectors.json", import.meta.url);
 const missing = existsSync(VECTORS) ? false : `${VECTORS.pathname} is missing (docs/DEAL.md's vectors are not merged yet)`;
@@ -50,5 +51,10 @@ for (const c of vectors.cases) {
     const { shuffledPile, revealed } = reveal(dealt.rng, played.pile, dealt.revealSize);
     assert.deepEqual(shuffledPile, c.play.shuffled_pile, "shuffled_pile");
     assert.deepEqual(revealed, c.play.revealed, "revealed");
+
+    const scored = score(dealt, c.play.actions, c.players, ruleset, revealed);
+    assert.deepEqual(scored.ranking, c.play.ranking, "ranking after the reveal");
+    assert.deepEqual(scored.totals, c.play.totals, "totals");
+    assert.deepEqual(scored.winners, c.play.winners, "winners");
   });
 }

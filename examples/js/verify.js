@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 
 import { STANDARD, colourOf, deal, play, reveal } from "./deal.js";
+import { score } from "./score.js";
 
 /**
  * The seed commitment of `saltHex` (64 hex digits) and `seed` (a BigInt or a
@@ -44,19 +45,23 @@ const SHOWN = {
  * `firstSeat` the host's pick (null: chance chose).
  *
  * Returns { verified, problems }: a line for each thing that matched, and one
- * for each that did not (an honest server's match has none).
+ * for each that did not (an honest server's match has none), each starting
+ * with what it is about: "deal: …" or "scores: …".
  */
 export function checkDeal({ seed, players, events, actions, ruleset = STANDARD, firstSeat = null }) {
   const verified = [];
   const problems = [];
-  const expect = (ok, good, bad) => (ok ? verified : problems).push(ok ? good : bad);
+  // Each line says what it is about: "deal: …" or "scores: …".
+  const on = (topic) => (ok, good, bad) => (ok ? verified : problems).push(`${topic}: ${ok ? good : bad}`);
+  const expect = on("deal");
+  const fail = (line) => expect(false, "", line);
 
   const dealt = deal(BigInt(seed), players, ruleset, firstSeat ?? null);
   let played;
   try {
     played = play(dealt, actions, players);
   } catch (error) {
-    problems.push(`the published actions do not play out on the seed's deal: ${error.message}`);
+    fail(`the published actions do not play out on the seed's deal: ${error.message}`);
     return { verified, problems };
   }
   const { revealed } = reveal(dealt.rng, played.pile, dealt.revealSize);
@@ -66,6 +71,9 @@ export function checkDeal({ seed, players, events, actions, ruleset = STANDARD, 
   let seen = 0; // draws whose card an event showed
   let drawMismatches = 0;
   const moves = []; // the turn actions the events show, in order
+  const scoredAtOnce = []; // the points each of them scored (0 for an add)
+  let ranking = null; // the festival's ranking, as the last event to change it says
+  let scoring = null; // match_ended's
   const turnedUp = []; // the secret_revealed cards
   let ended = false;
   let lastShown = null; // the card the last card_drawn showed, if it showed one
@@ -116,7 +124,7 @@ export function checkDeal({ seed, players, events, actions, ruleset = STANDARD, 
           (event.card == null || event.card === next.card);
         if (!ok && drawMismatches++ === 0) {
           const want = next ? `seat ${next.seat}, ${next.card}, ${next.left} left` : "no draw";
-          problems.push(`draw ${draws}: the replay has seat ${event.seat}, ${event.card ?? "unseen"}, ${event.deck_count} left; the seed gives ${want}`);
+          fail(`draw ${draws}: the replay has seat ${event.seat}, ${event.card ?? "unseen"}, ${event.deck_count} left; the seed gives ${want}`);
         }
         break;
       }
@@ -125,16 +133,20 @@ export function checkDeal({ seed, players, events, actions, ruleset = STANDARD, 
       case "card_added_face_up":
       case "card_added_secret":
         moves.push(`${event.seat} ${SHOWN[event.kind](event)}`);
+        scoredAtOnce.push(event.points ?? 0);
+        if (event.kind === "card_added_face_up") ranking = event.ranking;
         if (event.card != null || lastShown != null) seen++;
         if (event.card != null && draw !== undefined && event.card !== draw.card && drawMismatches++ === 0) {
-          problems.push(`draw ${draws}: ${event.kind} shows ${event.card}, the seed's deck has ${draw.card}`);
+          fail(`draw ${draws}: ${event.kind} shows ${event.card}, the seed's deck has ${draw.card}`);
         }
         break;
       case "secret_revealed":
         turnedUp.push(event.card);
+        ranking = event.ranking;
         break;
       case "match_ended":
         ended = true;
+        scoring = event.scoring;
         break;
       default: // a kind this client does not know: PROTOCOL.md says ignore it
     }
@@ -161,8 +173,33 @@ export function checkDeal({ seed, players, events, actions, ruleset = STANDARD, 
       `the reveal ${list(turnedUp)}: the seed's generator turns up those ${revealed.length} of the ${played.pile.length} secret cards (R19)`,
       `reveal: the replay turns up ${list(turnedUp)}, the seed gives ${list(revealed)}`,
     );
+    checkScores(on("scores"), score(dealt, actions, players, ruleset, revealed), scoredAtOnce, ranking, scoring);
   } else {
-    problems.push("the replay has no match_ended event: is the match finished?");
+    fail("the replay has no match_ended event: is the match finished?");
   }
   return { verified, problems };
+}
+
+/**
+ * The points the events say each move scored, the ranking after the reveal
+ * and match_ended's scoring, against what the seed and actions give (score.js).
+ */
+function checkScores(expect, scored, scoredAtOnce, ranking, scoring) {
+  const wrong = scored.moves.findIndex((points, i) => points !== scoredAtOnce[i]);
+  expect(
+    wrong < 0 && scoredAtOnce.length === scored.moves.length,
+    `every KEEP and GIVE scored what the ranking of the moment gives (R14, R15)`,
+    `move ${wrong + 1} scored ${scoredAtOnce[wrong]} by the events, ${scored.moves[wrong]} by the rules`,
+  );
+  expect(
+    same(ranking, scored.ranking),
+    `the final ranking ${(ranking ?? []).join(", ")} (R8)`,
+    `final ranking: the replay has ${(ranking ?? []).join(", ")}, the rules give ${scored.ranking.join(", ")}`,
+  );
+  const totals = scoring?.players?.map((p) => p.total) ?? [];
+  expect(
+    same(totals, scored.totals) && same(scoring?.winners, scored.winners),
+    `the final scores ${totals.join(", ")} and winners ${JSON.stringify(scored.winners)} (R20–R23)`,
+    `final scores: the replay has ${totals.join(", ")} (winners ${JSON.stringify(scoring?.winners)}), the rules give ${scored.totals.join(", ")} (winners ${JSON.stringify(scored.winners)})`,
+  );
 }

@@ -1,12 +1,16 @@
 // The checks of verify.js pass an honest replay and catch a tampered one.
 // The honest replays are built from docs/deal-vectors.json (what the Python
-// engine dealt and played), as seat 0 would have seen them; the commitment
-// has a known answer worked out with Python's hashlib.
+// engine dealt and played), as seat 0 would have seen them; only the points
+// of each move, which the vectors do not list, come from score.js (whose
+// totals deal.test.js holds to the vectors). The commitment has a known
+// answer worked out with Python's hashlib.
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
+import { deal } from "./deal.js";
+import { score } from "./score.js";
 import { checkDeal, seedCommitment } from "./verify.js";
 
 const VECTORS = new URL("../../docs/deal-vectors.json", import.meta.url);
@@ -27,9 +31,11 @@ test("the seed commitment: SHA-256 of the salt then the seed as 8 bytes big-endi
 /**
  * The replay of a vector's match as seat 0 saw it: events in the order the
  * server sends them, built from the vector's fields (docs/DEAL.md steps 7–8),
- * not from deal.js.
+ * not from deal.js; only each move's points, which the vectors leave out,
+ * come from score.js.
  */
-function replayOf(c) {
+function replayOf(vector) {
+  const c = structuredClone(vector); // a tamper must not change the vectors
   const players = c.players;
   const own = (seat, card) => (seat === 0 ? card : null);
   const byRank = c.ranking[0] === c.festival[0].split("-")[0] ? c.festival : [c.festival[1], c.festival[0]];
@@ -44,12 +50,17 @@ function replayOf(c) {
   let active = c.first_seat;
   let firstOfTurn = true;
   let turn = 1;
+  const ruleset = vectors.rulesets[c.ruleset];
+  const dealt = deal(BigInt(c.seed), players, ruleset, c.host_first_seat);
+  const points = score(dealt, c.play.actions, players, ruleset, c.play.revealed).moves;
   events.push({ kind: "turn_started", seat: active, turn });
   let drawn = deck.pop();
   events.push({ kind: "card_drawn", seat: active, card: own(active, drawn), deck_count: deck.length });
-  for (const { seat, action } of c.play.actions.slice(players)) {
-    if (action.kind === "keep") events.push({ kind: "card_kept", seat, card: drawn, points: 0 });
-    if (action.kind === "give") events.push({ kind: "card_given", seat, to_seat: action.to_seat, card: drawn, points: 0 });
+  for (const [i, { seat, action }] of c.play.actions.slice(players).entries()) {
+    if (action.kind === "keep") events.push({ kind: "card_kept", seat, card: drawn, points: points[i] });
+    if (action.kind === "give") {
+      events.push({ kind: "card_given", seat, to_seat: action.to_seat, card: drawn, points: points[i] });
+    }
     if (action.kind === "add_face_up") events.push({ kind: "card_added_face_up", seat, card: drawn, ranking: [] });
     if (action.kind === "add_secret") {
       events.push({ kind: "card_added_secret", seat, card: own(seat, drawn), secret_count: ++secretCount });
@@ -64,7 +75,9 @@ function replayOf(c) {
     events.push({ kind: "card_drawn", seat: active, card: own(active, drawn), deck_count: deck.length });
   }
   for (const card of c.play.revealed) events.push({ kind: "secret_revealed", card, ranking: [] });
-  events.push({ kind: "match_ended", scoring: {} });
+  events.at(-1).ranking = c.play.ranking; // the vectors give the ranking after the reveal
+  const scores = c.play.totals.map((total, seat) => ({ seat, total }));
+  events.push({ kind: "match_ended", scoring: { players: scores, winners: c.play.winners } });
   return {
     seed: BigInt(c.seed),
     players,
@@ -81,7 +94,7 @@ test("an honest replay of every vector's match verifies", { skip: missing }, () 
   for (const c of cases) {
     const { verified, problems } = checkDeal(replayOf(c));
     assert.deepEqual(problems, [], `seed ${c.seed}, ${c.players} players`);
-    assert.ok(verified.some((line) => line.startsWith("the reveal ")));
+    assert.ok(verified.some((line) => line.startsWith("deal: the reveal ")));
   }
 });
 
@@ -114,6 +127,18 @@ test("a tampered replay does not verify", { skip: missing }, () => {
     /reveal/,
   );
   assert.notEqual(problemsAfter((r) => (r.seed += 1n)), "");
+  assert.match(
+    problemsAfter((r) => (r.events.find((e) => e.kind === "card_given").points += 1)),
+    /move \d+ scored/,
+  );
+  assert.match(
+    problemsAfter((r) => (r.events.at(-1).scoring.players[0].total += 1)),
+    /final scores/,
+  );
+  assert.match(
+    problemsAfter((r) => r.events.filter((e) => e.kind === "secret_revealed").at(-1).ranking.reverse()),
+    /final ranking/,
+  );
   assert.match(
     problemsAfter((r) => r.actions.splice(r.players, 1)),
     /published actions/,

@@ -125,7 +125,8 @@ async def test_js_client_plays_and_verifies_an_open_box_match(
     js_client: Path, url: str, seats: int
 ) -> None:
     """client.js plays a whole match against bots from the prompts, prints the
-    scores, and verifies the seed commitment and the deal from the replay."""
+    scores, and verifies the seed commitment, the deal and the scores from the
+    replay."""
     code, out, err = await _run(_tool("node"), str(js_client), url, "--seats", str(seats))
     assert code == 0, out + err
     assert "NOT VERIFIED" not in err
@@ -140,6 +141,9 @@ async def test_js_client_plays_and_verifies_an_open_box_match(
         "verified deal: the opening:",
         "verified deal: all ",
         "verified deal: the reveal ",
+        "verified scores: every KEEP and GIVE scored ",
+        "verified scores: the final ranking ",
+        "verified scores: the final scores ",
         "published actions are the moves the events show",
     ):
         assert verified in out, f"{verified!r} missing from:\n{out}"
