@@ -126,7 +126,10 @@ async function play({ url, seats, name }) {
       default: // ok, chat, turn_timer and any type this client does not know
     }
   }
-  if (page === null) throw new Error("the connection closed before the match's replay came");
+  if (page === null) {
+    const { code, reason } = connection.closed ?? {};
+    throw new Error(`the connection closed (${code}${reason ? `: ${reason}` : ""}) before the match's replay came`);
+  }
   return verify({ page, commitment, changed, seats, events, ruleset });
 }
 

@@ -108,6 +108,11 @@ export class Connection {
     }
   }
 
+  /** How the connection closed ({code, reason}), or null while it is open. */
+  get closed() {
+    return this.#closed;
+  }
+
   /** Close the connection (normal closure, 1000). */
   close() {
     this.#ws.close(1000);
