@@ -19,10 +19,8 @@ written by hand and left alone.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, get_args
@@ -32,6 +30,7 @@ from msgspec import inspect
 
 from . import examples
 from .errors import CLOSE_CODE_DOCS, ERROR_CODE_DOCS
+from .generated import write_or_check
 from .limits import LIMITS
 from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message, ServerLimits
 from .types import (
@@ -491,29 +490,20 @@ def write(doc_path: Path = DOC_PATH, client_path: Path = CLIENT_PATH) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Check (``--check``) or rewrite (``--write``) PROTOCOL.md's generated sections."""
-    parser = argparse.ArgumentParser(
+
+    def write_doc(path: Path) -> list[Path]:
+        write(path)
+        return [path]
+
+    return write_or_check(
+        argv,
         prog="python -m protocol.docs",
         description="Write or check PROTOCOL.md's generated tables (between its"
         " BEGIN/END GENERATED markers) from the definitions in protocol/.",
+        default=DOC_PATH,
+        write=write_doc,
+        stale=check,
     )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="exit 1 if a section is stale")
-    mode.add_argument("--write", action="store_true", help="rewrite the generated sections")
-    parser.add_argument("--path", type=Path, default=DOC_PATH, help="the document")
-    args = parser.parse_args(argv)
-    if args.write:
-        write(args.path)
-        print(f"wrote {args.path}")
-        return 0
-    stale = check(args.path)
-    if stale:
-        print(
-            f"{args.path} is stale in: {', '.join(stale)}; run python -m protocol.docs --write",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"{args.path} is up to date")
-    return 0
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import argparse
 import re
 from pathlib import Path
 
+from protocol.generated import write_or_check
+
 from .cli import build_parser, help_text
 from .config import ServerConfig
 from .settings import declared
@@ -90,25 +92,20 @@ def write(path: Path = README) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Check (``--check``) or rewrite (``--write``) the README's table of server options."""
-    parser = argparse.ArgumentParser(
+
+    def write_table(path: Path) -> list[Path]:
+        write(path)
+        return [path]
+
+    return write_or_check(
+        argv,
         prog="python -m server.docs",
         description="Write or check the table of tulips-server's options in README.md"
         " (between its BEGIN/END GENERATED markers) from the settings' declarations.",
+        default=README,
+        write=write_table,
+        stale=lambda path: [] if check(path) else ["the server options"],
     )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="exit 1 if the table is stale")
-    mode.add_argument("--write", action="store_true", help="rewrite the table")
-    parser.add_argument("--path", type=Path, default=README, help="the document")
-    args = parser.parse_args(argv)
-    if args.write:
-        write(args.path)
-        print(f"wrote {args.path}")
-        return 0
-    if not check(args.path):
-        print(f"{args.path}: the server options are stale; run python -m server.docs --write")
-        return 1
-    print(f"{args.path} is up to date")
-    return 0
 
 
 if __name__ == "__main__":

@@ -34,11 +34,9 @@ tests.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import re
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +46,7 @@ import msgspec
 from .. import examples
 from .. import messages as _messages_module
 from .. import types as _types_module
+from ..generated import write_or_check
 from ..messages import (
     CLIENT_MESSAGES,
     PROTOCOL_VERSION,
@@ -384,28 +383,15 @@ def write(directory: Path = DIRECTORY) -> list[Path]:
     return list(files)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Check (``--check``) or rewrite (``--write``) the schema files."""
-    parser = argparse.ArgumentParser(
+    return write_or_check(
+        argv,
         prog="python -m protocol.schema",
         description="Write or check protocol/schema/messages.schema.json (JSON Schema) and "
         "protocol/schema/asyncapi.json (AsyncAPI 3.0) from the definitions in protocol/.",
+        default=DIRECTORY,
+        write=write,
+        stale=check,
+        flag="--dir",
     )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
-    mode.add_argument("--write", action="store_true", help="rewrite the files")
-    parser.add_argument("--dir", type=Path, default=DIRECTORY, help="where the files are")
-    args = parser.parse_args(argv)
-    if args.write:
-        for path in write(args.dir):
-            print(f"wrote {path}")
-        return 0
-    stale = check(args.dir)
-    if stale:
-        print(
-            f"stale in {args.dir}: {', '.join(stale)}; run python -m protocol.schema --write",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"{args.dir}: the schema files are up to date")
-    return 0

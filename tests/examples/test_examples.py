@@ -5,44 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import pytest
 
 import protocol as wire
 from client.bots import STRATEGIES, Bot, Option, medium_strategy, run_bot
 from client.sdk import Session, connect
-from server.app import TulipsServer
-from server.config import ServerConfig
 
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 30
-
-
-@pytest.fixture
-async def url() -> AsyncIterator[str]:
-    """A real server on an OS-picked port."""
-    server = TulipsServer(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, bot_think_ms=5))
-    await server.start()
-    try:
-        yield f"ws://127.0.0.1:{server.port}"
-    finally:
-        await server.stop()
-
-
-async def _run(*command: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT
-    )
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            out, err = await process.communicate()
-    finally:
-        if process.returncode is None:
-            process.kill()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
+from .conftest import TIMEOUT, run
 
 
 async def _open_match(url: str, seats: int, bots: list[tuple[int, str]]) -> tuple[Session, str]:
@@ -63,7 +34,7 @@ async def _wait_full(host: Session, match: str) -> None:
 
 async def test_protocol_example_client_plays_a_match(url: str) -> None:
     """examples/plain_client.py, the client embedded in PROTOCOL.md, plays to the end."""
-    code, out, err = await _run(sys.executable, "examples/plain_client.py", url, "Plain")
+    code, out, err = await run(sys.executable, "examples/plain_client.py", url, "Plain")
     assert code == 0, err
     assert "winners:" in out
 
@@ -79,7 +50,7 @@ _REMOTE_BOTS = {
 async def test_remote_bot_joins_by_match_id_and_plays(url: str, bot: str) -> None:
     """A bot in another process joins an open match by id and plays it out."""
     host, match = await _open_match(url, 3, [(1, "easy")])
-    remote = asyncio.create_task(_run(sys.executable, *_REMOTE_BOTS[bot](url, match)))
+    remote = asyncio.create_task(run(sys.executable, *_REMOTE_BOTS[bot](url, match)))
     await _wait_full(host, match)
     await host.start()
     scoring = await asyncio.wait_for(Bot(medium_strategy).play(host), TIMEOUT)
@@ -92,9 +63,9 @@ async def test_remote_bot_joins_by_match_id_and_plays(url: str, bot: str) -> Non
 
 async def test_tulips_bot_refuses_a_bad_address_clearly() -> None:
     """A wrong address is one clear line and exit 1 or 2, not a traceback."""
-    code, _, err = await _run(sys.executable, "-m", "client.botcli", "http://x", "--match", "m")
+    code, _, err = await run(sys.executable, "-m", "client.botcli", "http://x", "--match", "m")
     assert code == 2 and "ws://" in err
-    code, _, err = await _run(
+    code, _, err = await run(
         sys.executable, "-m", "client.botcli", "ws://127.0.0.1:9", "--match", "m"
     )
     assert code == 1 and "cannot reach" in err and "Traceback" not in err

@@ -10,23 +10,18 @@ versions, so a machine offline can run them once they are installed.
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import json
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from server.app import TulipsServer
-from server.config import ServerConfig
+from .conftest import ROOT, TIMEOUT, run
 
-ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "examples" / "js"
 VECTORS = ROOT / "docs" / "deal-vectors.json"
-TIMEOUT = 30
 INSTALL_TIMEOUT = 180
 #: what npm says when it cannot reach the registry (the tests skip then, not fail)
 _OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH")
@@ -93,33 +88,6 @@ def js_client() -> Path:
     return JS / "client.js"
 
 
-@pytest.fixture
-async def url() -> AsyncIterator[str]:
-    """A real server on an OS-picked port."""
-    server = TulipsServer(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, bot_think_ms=5))
-    await server.start()
-    try:
-        yield f"ws://127.0.0.1:{server.port}"
-    finally:
-        await server.stop()
-
-
-async def _run(*command: str) -> tuple[int, str, str]:
-    """Run a command in the repository; its exit code, stdout and stderr."""
-    process = await asyncio.create_subprocess_exec(
-        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT
-    )
-    try:
-        async with asyncio.timeout(TIMEOUT):
-            out, err = await process.communicate()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
-
-
 @pytest.mark.parametrize("seats", [3, 4])
 async def test_js_client_plays_and_verifies_an_open_box_match(
     js_client: Path, url: str, seats: int
@@ -127,7 +95,7 @@ async def test_js_client_plays_and_verifies_an_open_box_match(
     """client.js plays a whole match against bots from the prompts, prints the
     scores, and verifies the seed commitment, the deal and the scores from the
     replay."""
-    code, out, err = await _run(_tool("node"), str(js_client), url, "--seats", str(seats))
+    code, out, err = await run(_tool("node"), str(js_client), url, "--seats", str(seats))
     assert code == 0, out + err
     assert "NOT VERIFIED" not in err
     scores = [line for line in out.splitlines() if line.startswith("seat ")]
@@ -151,7 +119,7 @@ async def test_js_client_plays_and_verifies_an_open_box_match(
 
 async def test_js_client_refuses_a_bad_command_line(js_client: Path) -> None:
     """A wrong argument is the usage line and exit 2, before any connection."""
-    code, _, err = await _run(_tool("node"), str(js_client), "http://x")
+    code, _, err = await run(_tool("node"), str(js_client), "http://x")
     assert code == 2 and "usage:" in err
 
 
