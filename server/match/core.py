@@ -821,10 +821,12 @@ class MatchCore:
             if command.request is not None:
                 outs.append(Reply(command.conn, wire.Ok(id=command.request)))
             self._deal(seed, salt)
+            self._start_grace_periods(outs)
+            # the summary (after the grace periods: it says when bots take over) goes
+            # out before any seat's cards, so an open box's commitment is seen first
+            self._changed(outs)
             for conn, seat in self.members.items():
                 outs.append(Send((conn,), (self._snapshot(seat),)))
-            self._start_grace_periods(outs)
-            self._changed(outs)  # after the grace periods: the summary says when bots take over
             self._advance(outs)
             return outs
 

@@ -3,13 +3,17 @@ example PROTOCOL.md shows, and what it refuses."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import pytest
 
 import protocol as wire
 from protocol import examples
+from server.match import commands as c
 from server.match.commitment import SALT_BYTES, commitment, new_salt, preimage, verify
+
+from .core_driver import SEED, Driver, new_core
 
 
 def test_r27_the_preimage_is_salt_then_seed_big_endian() -> None:
@@ -60,3 +64,26 @@ def test_bad_salts_and_seeds_are_refused(salt: bytes, seed: int, why: str) -> No
     """A salt of the wrong size or a seed out of range is an error, never a hash."""
     with pytest.raises(ValueError, match=why):
         commitment(salt, seed)
+
+
+def test_r27_every_seat_sees_the_commitment_before_its_cards() -> None:
+    """An open-box deal: each player's match update carrying the commitment
+    arrives before the snapshot with their cards, so a client can tell the
+    seed was fixed before it saw a card (core driven with a fake clock)."""
+    core = new_core(3, [(2, "easy")], host="Ada")
+    core.settings = dataclasses.replace(core.settings, open_box=True)
+    driver = Driver(core)
+    ada, bea = driver.connect("Ada"), driver.connect("Bea")
+    driver.do(c.Open(ada.number, ada.who, 0, driver.request_id()))
+    driver.do(c.Join(bea.number, bea.who, None, None, driver.request_id()))
+    salt = bytes(range(SALT_BYTES))
+    driver.do(c.Start(ada.number, ada.who, SEED, salt, driver.request_id()))
+    for conn in (ada, bea):
+        kinds = [m["type"] for m in conn.messages]
+        committed = next(
+            i
+            for i, m in enumerate(conn.messages)
+            if m["type"] == "match_update" and m["match"].get("seed_commitment")
+        )
+        assert conn.messages[committed]["match"]["seed_commitment"] == commitment(salt, SEED)
+        assert committed < kinds.index("snapshot"), kinds
