@@ -1,9 +1,13 @@
-"""A headless Chromium driven over the DevTools protocol, for the browser tests.
+"""A headless Chromium driven over the DevTools protocol, for the browser tests
+and ``python -m server.lab.web.measure --phone``.
 
-Just enough of CDP for a player: open a page, type, press keys, run a line
-of JavaScript, take a screenshot, and keep the WebSocket frames the page
-received (the terminal's screen bytes). Every wait is bounded. Chromium is
-started with its background networking off, so it talks to 127.0.0.1 only.
+Just enough of CDP for a player: open a page, type, press keys, tap (as a
+finger on a phone's screen: :meth:`Browser.page` with ``phone=True`` emulates
+one), run a line of JavaScript, take a screenshot, read the page's
+performance metrics, and keep the WebSocket frames the page received (the
+terminal's screen bytes) and the terminal sizes it sent. Every wait is
+bounded. Chromium is started with its background networking off, so it
+talks to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.lab.web.probe import screen_text
+from .probe import screen_text
 
 __all__ = ["Browser", "Page", "chromium_path", "launch"]
 
@@ -48,7 +53,6 @@ _QUIET = [
     "--password-store=basic",
     "--use-mock-keychain",
     "--enable-unsafe-swiftshader",  # WebGL in software: xterm draws the terminal with it
-    "--force-device-scale-factor=1",
 ]
 
 _KEYS: dict[str, dict[str, Any]] = {
@@ -68,6 +72,9 @@ class Page:
     def __init__(self, connection: ClientConnection) -> None:
         self.connection = connection
         self.frames: list[bytes] = []  #: binary WebSocket frames the page received
+        #: the terminal sizes the page asked for, (columns, rows), each with the
+        #: number of frames received before it: the socket's URL, then its resizes
+        self.sizes: list[tuple[int, int, int]] = []
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._events: dict[str, asyncio.Event] = {}
@@ -89,7 +96,28 @@ class Page:
                 response = message["params"]["response"]
                 if response.get("opcode") == 2:
                     self.frames.append(base64.b64decode(response["payloadData"]))
+            elif method == "Network.webSocketCreated":
+                query = parse_qs(urlsplit(message["params"].get("url", "")).query)
+                with contextlib.suppress(KeyError, ValueError):
+                    size = int(query["width"][0]), int(query["height"][0])
+                    self.sizes.append((len(self.frames), *size))
+            elif method == "Network.webSocketFrameSent":
+                self._sent(message["params"]["response"])
             self._events.setdefault(method, asyncio.Event()).set()
+
+    def _sent(self, response: dict[str, Any]) -> None:
+        """Note a ``["resize", {"width": W, "height": H}]`` the page sent."""
+        if response.get("opcode") != 1:
+            return
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            kind, data = json.loads(response["payloadData"])
+            if kind == "resize":
+                self.sizes.append((len(self.frames), int(data["width"]), int(data["height"])))
+
+    @property
+    def size(self) -> tuple[int, int] | None:
+        """The terminal size (columns, rows) the page asked for last, if any."""
+        return self.sizes[-1][1:] if self.sizes else None
 
     async def call(self, method: str, /, **params: Any) -> dict[str, Any]:
         """One DevTools command and its result (within ``COMMAND_TIMEOUT`` seconds)."""
@@ -143,9 +171,45 @@ class Page:
             await self.call("Input.dispatchKeyEvent", type="keyDown", **key)
             await self.call("Input.dispatchKeyEvent", type="keyUp", key=key["key"])
 
+    async def tap(self, x: float, y: float, hold: float = 0.05) -> None:
+        """A finger's tap at ``(x, y)`` CSS pixels of the page (touch emulation on:
+        see :meth:`Browser.page`): touch start, ``hold`` seconds, touch end."""
+        point = {"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1, "id": 1}
+        await self.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[point])
+        await asyncio.sleep(hold)
+        await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+
+    async def emulate(self, width: int, height: int, *, phone: bool = False) -> None:
+        """Show the page at ``width`` x ``height`` CSS pixels: as a desktop window,
+        or as a ``phone``'s screen (mobile viewport, device scale 2, touch on,
+        portrait or landscape by the shape). Called again, it rotates or resizes."""
+        params: dict[str, Any] = {
+            "width": width,
+            "height": height,
+            "deviceScaleFactor": 2 if phone else 1,
+            "mobile": phone,
+        }
+        if phone:
+            upright = height >= width
+            params["screenWidth"], params["screenHeight"] = width, height
+            params["screenOrientation"] = {
+                "type": "portraitPrimary" if upright else "landscapePrimary",
+                "angle": 0 if upright else 90,
+            }
+        await self.call("Emulation.setDeviceMetricsOverride", **params)
+        await self.call("Emulation.setTouchEmulationEnabled", enabled=phone, maxTouchPoints=5)
+
+    async def metrics(self) -> dict[str, float]:
+        """The page's performance metrics (``JSHeapUsedSize``, ``Nodes``, …)."""
+        await self.call("Performance.enable")
+        result = await self.call("Performance.getMetrics")
+        return {m["name"]: float(m["value"]) for m in result.get("metrics", [])}
+
     async def screenshot(self) -> bytes:
-        """A PNG of the page as it is drawn now."""
-        result = await self.call("Page.captureScreenshot", format="png")
+        """A PNG of the page as it is drawn now (its visible part, in device pixels)."""
+        width, height = await self.evaluate("[innerWidth, innerHeight]")
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+        result = await self.call("Page.captureScreenshot", format="png", clip=clip)
         return base64.b64decode(result["data"])
 
     async def close(self) -> None:
@@ -169,9 +233,12 @@ class Browser:
         with urllib.request.urlopen(request, timeout=5) as answer:
             return json.loads(answer.read())
 
-    async def page(self, width: int = 1280, height: int = 800, *, new: bool = False) -> Page:
-        """The browser's first tab (or a ``new`` one), ``width`` × ``height`` CSS pixels,
-        with its page and network events on."""
+    async def page(
+        self, width: int = 1280, height: int = 800, *, new: bool = False, phone: bool = False
+    ) -> Page:
+        """The browser's first tab (or a ``new`` one), ``width`` × ``height`` CSS pixels
+        (a ``phone``'s screen: see :meth:`Page.emulate`), with its page and network
+        events on."""
         if new:
             target = await asyncio.to_thread(self._json, "/json/new?about:blank", "PUT")
         else:
@@ -181,13 +248,7 @@ class Browser:
         page = Page(connection)
         await page.call("Page.enable")
         await page.call("Network.enable")
-        await page.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=width,
-            height=height,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
+        await page.emulate(width, height, phone=phone)
         return page
 
     def stop(self) -> None:
@@ -203,13 +264,19 @@ class Browser:
 
 
 @contextlib.asynccontextmanager
-async def launch(executable: str) -> AsyncIterator[Browser]:
-    """Start headless Chromium on a free DevTools port; stop it on the way out."""
+async def launch(executable: str, *, scale: int = 1) -> AsyncIterator[Browser]:
+    """Start headless Chromium on a free DevTools port; stop it on the way out.
+
+    ``scale`` is the device scale factor of its screen: 2 for pages shown as a
+    phone's (:meth:`Page.emulate`), whose canvases are otherwise drawn at the
+    wrong size (xterm sizes them by ResizeObserver's device pixels, which
+    emulation alone does not scale)."""
     profile = Path(tempfile.mkdtemp(prefix="tulips-chromium-"))
     process = subprocess.Popen(
         [
             executable,
             *_QUIET,
+            f"--force-device-scale-factor={scale}",
             f"--user-data-dir={profile}",
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
