@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from server.lab.web.screen import Screen, cells, screen_of, tap_text
+from server.lab.web.screen import TOO_SMALL, cells, screen_of, settled, tap_option, tap_text
 
 from .cdp import Page, chromium_path, launch
 from .helpers import Front, front
@@ -38,10 +37,6 @@ from .test_browser import png_size
 CHROMIUM = chromium_path()
 FIXTURES = Path(__file__).parent / "fixtures"
 PORTRAIT, LANDSCAPE = (390, 844), (844, 390)
-#: an option of the "Your move" panel: its key, two spaces, what it does
-_OPTION = re.compile(r"│ +(\S{1,6})  \S")
-#: What the client says on a screen too small for it (every screen has one)
-_TOO_SMALL = "This window is"
 
 pytestmark = [
     pytest.mark.skipif(
@@ -49,15 +44,6 @@ pytestmark = [
     ),
     pytest.mark.slow,
 ]
-
-
-async def tap_element(page: Page, selector: str) -> None:
-    """Tap the middle of the page's element ``selector``."""
-    x, y = await page.evaluate(
-        f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect();"
-        " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
-    )
-    await page.tap(x, y)
 
 
 async def check_fit(page: Page, width: int, height: int) -> tuple[int, int]:
@@ -86,42 +72,15 @@ async def give_name(f: Front, page: Page, name: str) -> None:
     """The welcome page: a name typed (the phone's keyboard is fine there), Play tapped."""
     await page.open(f.url + "/")
     await page.type(name)
-    await tap_element(page, "button[type=submit]")
+    await page.tap_element("button[type=submit]")
     # the lobby, or (upright, before the client's narrow layout) what it needs
     async with asyncio.timeout(30):
-        while not any(words in page.screen_text() for words in (f"as {name}", _TOO_SMALL)):
+        while not any(words in page.screen_text() for words in (f"as {name}", TOO_SMALL)):
             await asyncio.sleep(0.05)
     assert await page.evaluate("location.pathname") == "/play"
     # a tap on the terminal does not bring the phone's keyboard up
     mode = "document.querySelector('.xterm-helper-textarea').getAttribute('inputmode')"
     assert await page.evaluate(mode) == "none"
-
-
-async def settled(page: Page, quiet: float = 0.3, timeout: float = 10.0) -> None:
-    """Wait until the page has received no frame for ``quiet`` seconds."""
-    async with asyncio.timeout(timeout):
-        while True:
-            count = len(page.frames)
-            await asyncio.sleep(quiet)
-            if len(page.frames) == count:
-                return
-
-
-def first_option(screen: Screen) -> tuple[int, int] | None:
-    """The key cap of the first option in the "Your move" panel (column, row), if any."""
-    rows = screen.rows()
-    top = next((n for n, row in enumerate(rows) if "Your move" in row), None)
-    if top is None:
-        return None
-    border = rows[top].rfind("╭", 0, rows[top].index("Your move"))
-    for number in range(top + 1, len(rows)):
-        segment = rows[number][border:]
-        if segment.startswith("╰"):
-            return None
-        found = _OPTION.match(segment)
-        if found:
-            return border + found.start(1), number
-    return None
 
 
 async def play_by_taps(page: Page, limit: float = 240.0) -> int:
@@ -134,20 +93,12 @@ async def play_by_taps(page: Page, limit: float = 240.0) -> int:
     taps = 0
     async with asyncio.timeout(limit):
         for _ in range(400):
-            await settled(page)
-            if "Final scores" in screen.text():
+            if await tap_option(page):
+                taps += 1
+            elif "Final scores" in screen.text():
                 return taps
-            where = first_option(screen)
-            if where is None:
+            else:
                 await asyncio.sleep(0.1)
-                continue
-            grid = await cells(page)
-            mark = len(page.frames)
-            await page.tap(*grid.centre(*where))
-            taps += 1
-            async with asyncio.timeout(10):
-                while len(page.frames) == mark:
-                    await asyncio.sleep(0.05)
     raise AssertionError(f"no final scores after {taps} taps:\n{screen.text()}")
 
 
@@ -208,18 +159,18 @@ async def test_a_phone_upright_fits_and_turns(tmp_path: Path) -> None:
             # the ⌨ button asks for the phone's keyboard, and puts it away
             mode = "document.querySelector('.xterm-helper-textarea').getAttribute('inputmode')"
             pressed = "document.getElementById('keyboard').getAttribute('aria-pressed')"
-            await tap_element(page, "#keyboard")
+            await page.tap_element("#keyboard")
             assert (await page.evaluate(mode), await page.evaluate(pressed)) == ("text", "true")
             assert await page.evaluate(
                 "document.activeElement === document.querySelector('.xterm-helper-textarea')"
             )
-            await tap_element(page, "#keyboard")
+            await page.tap_element("#keyboard")
             assert (await page.evaluate(mode), await page.evaluate(pressed)) == ("none", "false")
 
             await settled(page)
             keep(await page.screenshot(), "phone-portrait.png", tmp_path, PORTRAIT)
 
-            if _TOO_SMALL in screen_of(page).text():
+            if TOO_SMALL in screen_of(page).text():
                 pytest.xfail(
                     f"the client does not lay its screens out at {columns} columns yet"
                     " (it needs its narrow layout to be played upright)"

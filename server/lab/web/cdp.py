@@ -179,6 +179,14 @@ class Page:
         await asyncio.sleep(hold)
         await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
 
+    async def tap_element(self, selector: str) -> None:
+        """Tap the middle of the page's element ``selector`` (a CSS selector)."""
+        x, y = await self.evaluate(
+            f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+            ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        await self.tap(x, y)
+
     async def emulate(self, width: int, height: int, *, phone: bool = False) -> None:
         """Show the page at ``width`` x ``height`` CSS pixels: as a desktop window,
         or as a ``phone``'s screen (mobile viewport, device scale 2, touch on,

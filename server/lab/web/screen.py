@@ -6,13 +6,30 @@ so that a finger can be put on it (:func:`tap_text`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
 from dataclasses import dataclass
 
 import pyte
 
 from .cdp import Page
 
-__all__ = ["Cells", "Screen", "cells", "screen_of", "tap_text"]
+__all__ = [
+    "TOO_SMALL",
+    "Cells",
+    "Screen",
+    "cells",
+    "first_option",
+    "screen_of",
+    "settled",
+    "tap_option",
+    "tap_text",
+]
+
+#: What the client says on a screen too small for it (every screen has one)
+TOO_SMALL = "This window is"
+#: an option of the "Your move" panel: its key, two spaces, what it does
+_OPTION = re.compile(r"│ +(\S{1,6})  \S")
 
 
 class Screen:
@@ -108,3 +125,48 @@ async def tap_text(
     column, row = where[0] + offset, where[1]
     await page.tap(*grid.centre(column, row))
     return column, row
+
+
+def first_option(screen: Screen) -> tuple[int, int] | None:
+    """The key cap of the first option in the "Your move" panel (column, row), if any."""
+    rows = screen.rows()
+    top = next((n for n, row in enumerate(rows) if "Your move" in row), None)
+    if top is None:
+        return None
+    border = rows[top].rfind("╭", 0, rows[top].index("Your move"))
+    for number in range(top + 1, len(rows)):
+        segment = rows[number][max(0, border) :]
+        if segment.startswith("╰"):
+            return None
+        found = _OPTION.match(segment)
+        if found:
+            return max(0, border) + found.start(1), number
+    return None
+
+
+async def settled(page: Page, quiet: float = 0.3, timeout: float = 10.0) -> None:
+    """Wait until the page has received no frame for ``quiet`` seconds (at most
+    ``timeout`` seconds: a page that never stops drawing is left as it is)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            while True:
+                count = len(page.frames)
+                await asyncio.sleep(quiet)
+                if len(page.frames) == count:
+                    return
+
+
+async def tap_option(page: Page) -> bool:
+    """Once the page has settled, tap the first option of "Your move", if there
+    is one, and wait for the page to answer (a frame); whether it tapped."""
+    await settled(page)
+    where = first_option(screen_of(page))
+    if where is None:
+        return False
+    grid = await cells(page)
+    mark = len(page.frames)
+    await page.tap(*grid.centre(*where))
+    async with asyncio.timeout(10):
+        while len(page.frames) == mark:
+            await asyncio.sleep(0.05)
+    return True
