@@ -31,7 +31,7 @@ import pytest
 from server.lab.web.screen import TOO_SMALL, cells, screen_of, settled, tap_option, tap_text
 
 from .cdp import Page, chromium_path, launch
-from .helpers import Front, front
+from .helpers import Front, front, wait_until
 from .test_browser import png_size
 
 CHROMIUM = chromium_path()
@@ -122,6 +122,12 @@ async def test_a_phone_on_its_side_plays_a_whole_match_by_taps(tmp_path: Path) -
             assert columns >= 80 and rows >= 24, (columns, rows)
             taps = await play_by_taps(page)
             assert taps >= 5
+            # a swipe up is the mouse wheel turned down, over where the finger is
+            grid = await cells(page)
+            sent = len(page.sent)
+            await page.swipe(*grid.centre(10, 10), dy=-4 * grid.height)
+            wheel_down = "\x1b[<65;11;"  # SGR mouse report: the wheel turned down, column 11
+            await wait_until(lambda: sum(k.count(wheel_down) for k in page.sent[sent:]) >= 3, 5)
             await settled(page)
             keep(await page.screenshot(), "phone-landscape.png", tmp_path, LANDSCAPE)
             (actor,) = f.server.lobby.matches.values()

@@ -75,6 +75,7 @@ class Page:
         #: the terminal sizes the page asked for, (columns, rows), each with the
         #: number of frames received before it: the socket's URL, then its resizes
         self.sizes: list[tuple[int, int, int]] = []
+        self.sent: list[str] = []  #: the keys and mouse reports the page sent (stdin)
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._events: dict[str, asyncio.Event] = {}
@@ -111,7 +112,9 @@ class Page:
             return
         with contextlib.suppress(ValueError, TypeError, KeyError):
             kind, data = json.loads(response["payloadData"])
-            if kind == "resize":
+            if kind == "stdin":
+                self.sent.append(str(data))
+            elif kind == "resize":
                 self.sizes.append((len(self.frames), int(data["width"]), int(data["height"])))
 
     @property
@@ -173,10 +176,21 @@ class Page:
 
     async def tap(self, x: float, y: float, hold: float = 0.05) -> None:
         """A finger's tap at ``(x, y)`` CSS pixels of the page (touch emulation on:
-        see :meth:`Browser.page`): touch start, ``hold`` seconds, touch end."""
+        see :meth:`emulate`): touch start, ``hold`` seconds, touch end."""
         point = {"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1, "id": 1}
         await self.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[point])
         await asyncio.sleep(hold)
+        await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+
+    async def swipe(self, x: float, y: float, dy: float, steps: int = 8) -> None:
+        """A finger put at ``(x, y)`` and moved ``dy`` CSS pixels down (up if
+        negative) in ``steps`` moves, then lifted."""
+        point = {"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1, "id": 1}
+        await self.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[point])
+        for step in range(1, steps + 1):
+            await asyncio.sleep(0.02)
+            moved = {**point, "y": y + dy * step / steps}
+            await self.call("Input.dispatchTouchEvent", type="touchMove", touchPoints=[moved])
         await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
 
     async def tap_element(self, selector: str) -> None:
