@@ -10,7 +10,9 @@ An aiohttp application in the game server's own event loop:
 - ``GET /status`` says how many browser seats are taken, out of how many, and
   one address's share;
 - ``/static`` is textual-serve's own scripts, styles and fonts (nothing is
-  loaded from outside the LAN).
+  loaded from outside the LAN); its ``textual.js`` with one line more, which
+  hands the page its terminal (:func:`textual_js`), so that a phone's page
+  can change the font size when the phone is turned.
 
 Seats (:mod:`server.web.seats`): at most ``max_sessions`` keys hold a seat,
 one address at most ``per_address`` of them; one key has at most one live
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import json
 import logging
 import os
@@ -70,7 +74,7 @@ from .tokens import TOKEN_FILE, TokenShelf
 #: own address it was reached at). The game server reads it (see server/app.py).
 TabAddresses = dict[str, tuple[str, str | None]]
 
-__all__ = ["WebError", "WebFront", "lan_address", "loopback_url"]
+__all__ = ["WebError", "WebFront", "lan_address", "loopback_url", "textual_js"]
 
 log = logging.getLogger("server.web")
 
@@ -79,6 +83,27 @@ _KEY = re.compile(r"[0-9A-Za-z_-]{16,64}")
 _CHARGED = frozenset({WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.PING, WSMsgType.PONG})
 _STATIC = Path(textual_serve.__file__).parent / "static"
 _PAGES = files(__package__)
+
+
+#: Where textual.js makes each page's terminal (in ``window.onload``):
+#: ``.forEach((e=>{const t=new w(e,{ping:r});`` in textual-serve 1.1.
+_MADE = re.compile(r"\.forEach\(\(e=>\{const (\w+)=new \w+\(e,\{ping:\w+\}\);")
+
+
+@functools.cache
+def textual_js() -> tuple[bytes, bool]:
+    """textual-serve's ``textual.js``, which keeps its terminal objects to itself,
+    with one statement more: each ``.textual-terminal`` element gets its own as
+    ``element.textual`` (its xterm ``terminal`` and ``fit()``). play.html uses it
+    to set the font size as a phone turns; without it (another textual-serve,
+    whose script does not match), the page keeps the size it starts with.
+    The script, and whether it was changed."""
+    text = (_STATIC / "js" / "textual.js").read_text(encoding="utf-8")
+    patched, count = _MADE.subn(lambda made: f"{made.group(0)}e.textual={made.group(1)};", text)
+    if count != 1:
+        log.warning("textual.js is not the one expected: a phone's font size will not follow it")
+        return text.encode("utf-8"), False
+    return patched.encode("utf-8"), True
 
 
 class WebError(Exception):
@@ -200,6 +225,7 @@ class WebFront:
                 web.get("/play", self._play),
                 web.get("/status", self._status),
                 web.get("/ws/{key}/{name}", self._session),
+                web.get("/static/js/textual.js", self._script),
                 web.static("/static", _STATIC),
             ]
         )
@@ -315,6 +341,16 @@ class WebFront:
         html = _PAGES.joinpath("play.html").read_text(encoding="utf-8")
         return web.Response(
             text=html, content_type="text/html", headers={"Cache-Control": "no-store"}
+        )
+
+    async def _script(self, request: web.Request) -> web.Response:
+        script = textual_js()[0]
+        tag = f'"{hashlib.sha256(script).hexdigest()[:32]}"'
+        headers = {"Cache-Control": "no-cache", "ETag": tag}
+        if request.headers.get("If-None-Match") == tag:
+            return web.Response(status=304, headers=headers)
+        return web.Response(
+            body=script, content_type="application/javascript", charset="utf-8", headers=headers
         )
 
     async def _status(self, _request: web.Request) -> web.Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import struct
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,3 +100,11 @@ def alive(pid: int) -> bool:
 def session_pids(web: WebFront) -> list[int]:
     """The client process ids of the running browser sessions."""
     return [s.pid for s in web.sessions if s.pid is not None]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height of a PNG image (ValueError if ``data`` is not one)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG image")
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height

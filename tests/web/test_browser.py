@@ -10,13 +10,12 @@ people to look at; ``TULIPS_UPDATE_WEB_FIXTURE=1`` writes it anew.
 from __future__ import annotations
 
 import os
-import struct
 from pathlib import Path
 
 import pytest
 
 from .cdp import Page, chromium_path, launch
-from .helpers import Front, alive, front, session_pids, wait_until
+from .helpers import Front, alive, front, png_size, session_pids, wait_until
 
 CHROMIUM = chromium_path()
 FIXTURE = Path(__file__).parent / "fixtures" / "table.png"
@@ -25,14 +24,6 @@ WIDTH, HEIGHT = 1280, 800
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="needs Chromium on PATH (Debian: apt-get install chromium)"
 )
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    """Width and height of a PNG image (ValueError if ``data`` is not one)."""
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
-        raise ValueError("not a PNG image")
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
 
 
 async def focus_terminal(page: Page) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from server.lab.web.probe import Tab, screen_text
 from server.web import WebError, WebFront, loopback_url
+from server.web.front import textual_js
 from tests.server.helpers import get
 
 from .helpers import Front, alive, front, session_pids, wait_until
@@ -170,6 +171,21 @@ async def test_everything_the_page_loads_comes_from_this_server() -> None:
         for asset in ("/static/js/textual.js", "/static/fonts/RobotoMono-VariableFont_wght.ttf"):
             status, _ = await fetch(f.url + asset)
             assert status == 200
+
+
+async def test_the_page_gets_its_terminal_from_textual_js() -> None:
+    """The textual.js served hands each page its terminal (``element.textual``),
+    which a phone's page needs to change the font size as the phone turns; the
+    page is laid out at the device's width."""
+    script, changed = textual_js()
+    assert changed and script.count(b"e.textual=") == 1
+    async with front() as f:
+        status, body = await fetch(f.url + "/static/js/textual.js")
+        assert status == 200 and body.encode() == script
+        status, page = await fetch(f.url + "/play")
+        assert status == 200
+        assert '<meta name="viewport" content="width=device-width' in page
+        assert 'inputmode", "none"' in page
 
 
 async def test_a_taken_port_is_a_clear_error() -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from server.lab.web.cdp import chromium_path
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -51,3 +53,29 @@ def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
         done.stdout,
     )
     assert share, done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(chromium_path() is None, reason="needs Chromium on PATH")
+def test_measure_phone_prints_the_time_to_a_table_and_the_tab_memory() -> None:
+    """``--phone``: a phone's page, tapped from Play to a table, and its memory."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server.lab.web.measure", "--phone", "--play", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(
+        r"phone 844x390 \(scale 2\): terminal \d+x\d+ at 1[2-6] px;"
+        r" tap on Play to the lobby \d+\.\d\d s",
+        done.stdout,
+    ), done.stdout
+    assert re.search(r"tap on Play to a playable table \(2 more taps\) \d+\.\d\d s", done.stdout)
+    for phase in ("at the table", r"after \d+ s, \d+ taps"):
+        assert re.search(
+            rf"{phase} +client RSS +\d+\.\d MiB; renderer RSS +\d+\.\d MiB,"
+            rf" JS heap \d+\.\d MiB used of \d+\.\d",
+            done.stdout,
+        ), done.stdout

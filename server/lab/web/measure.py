@@ -14,6 +14,15 @@ without the browser), and samples from ``/proc``:
 - last, one tab that asks for a 1000 x 1000 terminal and sends keys as fast as
   its socket takes them (``--flood``): its client's memory and CPU.
 
+With ``--phone`` (``844x390``, a phone on its side, or another size), it
+opens a phone's page in headless Chromium instead (mobile viewport, device
+scale 2, touch: :mod:`server.lab.web.cdp`) and, all by taps, prints the time
+from tapping Play to the lobby and to a playable table ("new match" and
+"Create" tapped as soon as they are drawn), and what the tab costs: its
+client process's RSS, its renderer's RSS and JS heap (CDP
+``Performance.getMetrics``), at the table and after ``--play`` seconds of
+tapping options.
+
 Linux only (it reads ``/proc``). Prints one line per phase.
 """
 
@@ -28,11 +37,13 @@ import os
 import re
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 
+from .cdp import Page, chromium_path, launch
 from .probe import Tab
 
 __all__ = ["Sample", "group_of", "main", "sample"]
@@ -184,44 +195,131 @@ async def _flooded(seconds: float, base_url: str, server: int) -> None:
                 await flood
 
 
-async def measure(idle: float, play: float, flood: float = 0.0) -> None:
-    """Start a server with ``--web``, open one tab and print its costs."""
+@contextlib.asynccontextmanager
+async def _tulips_server(bot_delay: float = 0.5) -> AsyncIterator[tuple[int, int]]:
+    """``tulips-server --web`` on free local ports: its pid and its web port."""
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0",
-        "--no-storage", "--web", "0", "--bot-delay", "0.5", "--log-level", "INFO",
+        "--no-storage", "--web", "0", "--bot-delay", str(bot_delay), "--log-level", "INFO",
         stderr=asyncio.subprocess.PIPE, env=env,
     )  # fmt: skip
+    drain: asyncio.Task[bytes] | None = None
     try:
         assert server.stderr is not None
         await _line(server.stderr, _LISTENING)
         web_port = await _line(server.stderr, _BROWSERS)
         drain = asyncio.get_running_loop().create_task(server.stderr.read())
-        async with Tab(f"http://127.0.0.1:{web_port}", "Measure") as tab:
-            await tab.wait_for("Matches")
-            (client,) = _children(server.pid)
-            print(f"one browser session: client pid {client}, tulips-server pid {server.pid}")
-            await _window(f"idle in the lobby ({idle:.0f} s)", idle, client, server.pid)
-            mark = tab.mark()
-            await tab.press("n")
-            await tab.wait_for("Create", since=mark)
-            await tab.press("\r")  # four seats, three bots: the match starts at once
-            await _window(f"playing vs 3 bots ({play:.0f} s)", play, client, server.pid, tab)
-            turns = [int(n) for n in re.findall(r"Turn (\d+)", tab.text)]
-            print(f"the match reached turn {max(turns, default=0)}")
-        await _one_address(f"http://127.0.0.1:{web_port}", server.pid)
-        if flood > 0:
-            await _flooded(flood, f"http://127.0.0.1:{web_port}", server.pid)
-        drain.cancel()
+        yield server.pid, web_port
     finally:
+        if drain is not None:
+            drain.cancel()
         if server.returncode is None:
             server.terminate()
         async with asyncio.timeout(15):
             await server.wait()
 
 
+async def measure(idle: float, play: float, flood: float = 0.0) -> None:
+    """Start a server with ``--web``, open one tab and print its costs."""
+    async with _tulips_server() as (server_pid, web_port):
+        async with Tab(f"http://127.0.0.1:{web_port}", "Measure") as tab:
+            await tab.wait_for("Matches")
+            (client,) = _children(server_pid)
+            print(f"one browser session: client pid {client}, tulips-server pid {server_pid}")
+            await _window(f"idle in the lobby ({idle:.0f} s)", idle, client, server_pid)
+            mark = tab.mark()
+            await tab.press("n")
+            await tab.wait_for("Create", since=mark)
+            await tab.press("\r")  # four seats, three bots: the match starts at once
+            await _window(f"playing vs 3 bots ({play:.0f} s)", play, client, server_pid, tab)
+            turns = [int(n) for n in re.findall(r"Turn (\d+)", tab.text)]
+            print(f"the match reached turn {max(turns, default=0)}")
+        await _one_address(f"http://127.0.0.1:{web_port}", server_pid)
+        if flood > 0:
+            await _flooded(flood, f"http://127.0.0.1:{web_port}", server_pid)
+
+
+def _renderer_rss(browser: int) -> int:
+    """The resident memory of the largest Chromium renderer under ``browser``
+    (the tab's: with one tab open, the others are spare or empty)."""
+    largest = 0
+    pending, seen = [browser], set[int]()
+    while pending and len(seen) < 256:
+        pid = pending.pop()
+        seen.add(pid)
+        pending.extend(child for child in _children(pid) if child not in seen)
+        with contextlib.suppress(OSError):
+            if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                largest = max(largest, sample([pid]).rss)
+    return largest
+
+
+async def _phone_memory(label: str, page: Page, client: int, browser: int) -> None:
+    """One line: the tab's client process group, its renderer and its JS heap."""
+    metrics = await page.metrics()
+    used = metrics.get("JSHeapUsedSize", 0.0) / 2**20
+    total = metrics.get("JSHeapTotalSize", 0.0) / 2**20
+    print(
+        f"{label:<28} client RSS {sample(group_of(client)).rss / 2**20:6.1f} MiB;"
+        f" renderer RSS {_renderer_rss(browser) / 2**20:6.1f} MiB,"
+        f" JS heap {used:.1f} MiB used of {total:.1f}"
+    )
+
+
+async def measure_phone(width: int, height: int, play: float) -> int:
+    """A phone's page (``width`` x ``height`` CSS pixels, scale 2, touch) in headless
+    Chromium: the time from tapping Play to the lobby and to a playable table
+    (tapping "new match" and "Create" as soon as they are drawn), and the tab's
+    memory, at the table and after ``play`` seconds of tapping options."""
+    from .screen import TOO_SMALL, first_option, screen_of, tap_option, tap_text  # pyte: dev
+
+    chromium = chromium_path()
+    if chromium is None:
+        print("--phone needs Chromium on PATH (Debian: apt-get install chromium)")
+        return 1
+    async with _tulips_server() as (server_pid, web_port), launch(chromium, scale=2) as browser:
+        page = await browser.page(width, height, phone=True)
+        try:
+            await page.open(f"http://127.0.0.1:{web_port}/")
+            await page.type("Phone")
+            began = time.monotonic()
+            await page.tap_element("button[type=submit]")
+            async with asyncio.timeout(60):
+                while not any(w in page.screen_text() for w in ("as Phone", TOO_SMALL)):
+                    await asyncio.sleep(0.02)
+            lobby = time.monotonic() - began
+            font = await page.evaluate("document.getElementById('terminal').dataset.fontSize")
+            columns, rows = page.size or (0, 0)
+            print(
+                f"phone {width}x{height} (scale 2): terminal {columns}x{rows} at {font} px;"
+                f" tap on Play to the lobby {lobby:.2f} s"
+            )
+            (client,) = _children(server_pid)
+            if TOO_SMALL in screen_of(page).text():
+                print(f"the client draws no screen at {columns} columns: no table to time")
+                await _phone_memory("in the lobby", page, client, browser.process.pid)
+                return 0
+            await tap_text(page, "new match", timeout=30)
+            await tap_text(page, "Create", timeout=30)
+            async with asyncio.timeout(60):
+                while first_option(screen_of(page)) is None:
+                    await asyncio.sleep(0.02)
+            table = time.monotonic() - began
+            print(f"tap on Play to a playable table (2 more taps) {table:.2f} s")
+            await _phone_memory("at the table", page, client, browser.process.pid)
+            taps, start = 0, time.monotonic()
+            while time.monotonic() - start < play and "Final scores" not in screen_of(page).text():
+                taps += await tap_option(page)
+            label = f"after {time.monotonic() - start:.0f} s, {taps} taps"
+            await _phone_memory(label, page, client, browser.process.pid)
+        finally:
+            await page.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m server.lab.web.measure [--idle S] [--play S]``."""
+    """Entry point: ``python -m server.lab.web.measure [--idle S] [--play S] [--phone [WxH]]``."""
     parser = argparse.ArgumentParser(
         prog="python -m server.lab.web.measure",
         description="What one browser player costs the host: starts tulips-server --web on"
@@ -232,12 +330,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle", type=float, default=20.0, help="seconds idle in the lobby")
     parser.add_argument("--play", type=float, default=30.0, help="seconds playing")
     parser.add_argument(
+        "--phone",
+        metavar="WxH",
+        nargs="?",
+        const="844x390",
+        help="instead: a phone's page in headless Chromium (default 844x390, on its side;"
+        " 390x844 upright): the time from tapping Play to a playable table, and the"
+        " memory of the tab (its client process, the renderer, its JS heap)",
+    )
+    parser.add_argument(
         "--flood",
         type=float,
         default=20.0,
         help="seconds a tab floods keys at a 1000x1000 terminal (0: skip)",
     )
     args = parser.parse_args(argv)
+    if args.phone is not None:
+        size = re.fullmatch(r"(\d{3,4})x(\d{3,4})", args.phone)
+        if size is None:
+            parser.error("--phone takes a size such as 390x844")
+        width, height = int(size.group(1)), int(size.group(2))
+        return asyncio.run(measure_phone(width, height, args.play))
     asyncio.run(measure(args.idle, args.play, args.flood))
     return 0
 
