@@ -1,10 +1,13 @@
-"""The one-line bars: the title bar (match, turn, connection) and the key bar."""
+"""The one-line bars: the title bar (match, turn, connection) and the key bar.
+
+On a narrow window the title bar takes a second line for the turn (the
+stylesheet lets it grow there)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -40,6 +43,15 @@ class TitleBar(Widget):
         left = self._left(view, with_title=True)
         if left.cell_len + 1 + right.cell_len > self.size.width:
             left = self._left(view, with_title=False)  # the game's name goes first
+        if left.cell_len + 1 + right.cell_len <= self.size.width or not view.detail:
+            return self._line(left, right)
+        # narrow (a phone): the turn on a line of its own, under the match
+        where = self._left(TitleView(where=view.where), with_title=not view.where)
+        style = "bold yellow" if view.your_turn else ""
+        return Group(self._line(where, right), Text("  " + view.detail, style=style))
+
+    @staticmethod
+    def _line(left: Text, right: Text) -> Table:
         grid = Table.grid(expand=True)
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)

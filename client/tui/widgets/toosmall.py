@@ -3,7 +3,10 @@
 Every screen of the app holds one; the stylesheet shows it — and hides
 everything else on the screen — while the screen carries the breakpoint
 classes ``-too-narrow`` or ``-too-short`` (:attr:`TulipsApp.HORIZONTAL_BREAKPOINTS`),
-so a screen is never drawn cut off: it says how big the window must be.
+so a screen is never drawn cut off: it says how big the window must be. From
+:data:`NARROW_WIDTH` up to :data:`MIN_WIDTH` columns the screens have a narrow
+layout instead (the ``-narrow`` class), so the message asks for 80×24 only
+where that is the layout that is left.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ from textual.widget import Widget
 
 from ..i18n import t
 
-__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "TooSmall"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "NARROW_WIDTH", "TooSmall"]
 
-#: The smallest window the table is laid out for.
+#: The smallest window the table is laid out for side by side.
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+#: The narrowest window of the narrow layout (a phone in portrait, in a browser:
+#: about 40 columns), which stacks the panels and has a button for every key.
+NARROW_WIDTH = 40
 
 
 class TooSmall(Widget):
