@@ -32,7 +32,7 @@ class TitleView:
 class TitleBar(Widget):
     """The top line: the game, the match, the turn, and the connection."""
 
-    view: reactive[TitleView] = reactive(TitleView)
+    view: reactive[TitleView] = reactive(TitleView, layout=True)
 
     def render(self) -> RenderableType:
         view = self.view
@@ -43,12 +43,22 @@ class TitleBar(Widget):
         left = self._left(view, with_title=True)
         if left.cell_len + 1 + right.cell_len > self.size.width:
             left = self._left(view, with_title=False)  # the game's name goes first
-        if left.cell_len + 1 + right.cell_len <= self.size.width or not view.detail:
+        width = self.size.width
+        if left.cell_len + 1 + right.cell_len <= width:
             return self._line(left, right)
-        # narrow (a phone): the turn on a line of its own, under the match
+        # narrow (a phone): the turn on a line of its own, under the match, and
+        # the connection beside whichever has room for it (else on its own line)
         where = self._left(TitleView(where=view.where), with_title=not view.where)
-        style = "bold yellow" if view.your_turn else ""
-        return Group(self._line(where, right), Text("  " + view.detail, style=style))
+        detail = Text("  " + view.detail, style="bold yellow" if view.your_turn else "")
+        lines: list[RenderableType] = [where, detail] if view.detail else [where]
+        for at, line in enumerate(lines):
+            assert isinstance(line, Text)
+            if line.cell_len + 1 + right.cell_len <= width:
+                lines[at] = self._line(line, right)
+                break
+        else:
+            lines.append(Text(right.plain, style=right.style, justify="right"))
+        return Group(*lines)
 
     @staticmethod
     def _line(left: Text, right: Text) -> Table:

@@ -35,9 +35,12 @@ class TouchButton(Button):
         press: str = "",
         action: str | None = None,
         id: str | None = None,
+        classes: str = "",
         variant: ButtonVariant = "default",
     ) -> None:
-        super().__init__(label, compact=True, id=id, classes="touch", action=action)
+        super().__init__(
+            label, compact=True, id=id, classes=f"touch {classes}".strip(), action=action
+        )
         self.variant = variant
         self.can_focus = False
         #: the key this button presses (or the tab it opens)
