@@ -26,7 +26,9 @@ __all__ = ["KeyButtons", "TabButtons", "TouchButton"]
 
 class TouchButton(Button):
     """A button a tap presses without taking the focus, so the key it stands
-    for goes where it would have gone (the lobby's Enter to its list)."""
+    for goes where it would have gone (the lobby's Enter to its list); taps in
+    quick succession all count, as presses of its key would (a replay stepped
+    through tap by tap)."""
 
     def __init__(
         self,
@@ -43,6 +45,7 @@ class TouchButton(Button):
         )
         self.variant = variant
         self.can_focus = False
+        self.active_effect_duration = 0  # no "pressed" flash, during which a tap is dropped
         #: the key this button presses (or the tab it opens)
         self.press_key = press
 
