@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button
 
@@ -227,3 +228,31 @@ async def test_the_lobby_by_taps_at_40x50() -> None:
         assert isinstance(app.screen, HelpScreen)
         await tap(pilot, t("help.close_button"))
         assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_the_replay_steps_by_mouse_at_80x24() -> None:
+    """Side by side there are no step buttons (80×24 is drawn as before): a
+    click on the ← or → half of the key bar's ←/→ steps back or on, on ↑ or ↓
+    a turn, as the keys do."""
+    from client.tui.widgets.bars import KeyBar
+
+    matches = [*fakes.lobby_matches(), fakes.replayed_summary()]
+    answer = fakes.replay_pages(fakes.short_match())
+    async with running([], matches=matches, replay=answer) as (app, pilot, _session):
+        await pilot.press("down", "down", "down", "v")
+        await until(pilot, lambda: getattr(app.screen, "replay", None) is not None)
+        viewer = app.screen
+        assert isinstance(viewer, ReplayScreen) and viewer.replay is not None
+        bar = viewer.query_one(KeyBar)
+        start = viewer.replay.position
+        arrows = Text(f" {t('keyname.arrows')} ").cell_len
+        assert await pilot.click(bar, offset=(arrows - 2, 0))  # →
+        await pilot.pause()
+        assert viewer.replay.position == start + 1
+        assert await pilot.click(bar, offset=(1, 0))  # ←
+        await pilot.pause()
+        assert viewer.replay.position == start
+        words = Text(f" {t('keys.step')}  ").cell_len
+        assert await pilot.click(bar, offset=(arrows + words + 3, 0))  # ↓: the next turn
+        await pilot.pause()
+        assert viewer.replay.position > start + 1

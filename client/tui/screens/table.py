@@ -179,6 +179,8 @@ class TableScreen(Screen[None]):
         if self.chatting and view.chat:
             self._seen = view.chat[-1]
         moves.unread = self._unread(view.chat)
+        chat_tab = t("tab.chat") + (f" · {moves.unread}" if moves.unread else "")
+        self.query_one("#tab-chat", TouchButton).label = chat_tab  # a phone's unread count
         keys = self._keys(view.keys)
         self.query_one(KeyBar).keys = keys
         self.query_one(KeyButtons).keys = keys

@@ -80,7 +80,7 @@ class TitleBar(Widget):
 
 
 #: The key a key cap's label stands for, where it is not the letter its id
-#: ends in; a cap for two keys (``←/→``) has none, as a click could not say which.
+#: ends in; a cap for two keys (``←/→``) has none (the key bar splits it in halves).
 _PRESSES = {
     "keyname.escape": "escape",
     "keyname.q_esc": "escape",
@@ -94,6 +94,11 @@ _PRESSES = {
 }
 
 
+#: A cap for two keys (``←/→``): a click on its left half presses the first,
+#: on its right half the second (the replay viewer's steps, by mouse).
+_PAIRS = {"keyname.arrows": ("left", "right"), "keyname.updown": ("up", "down")}
+
+
 def key_press(label: str) -> str | None:
     """The key that a key cap's label id (``keyname.k``) presses, if one."""
     if label in _PRESSES:
@@ -104,16 +109,24 @@ def key_press(label: str) -> str | None:
 
 class KeyBar(Widget):
     """The bottom line: the keys that work here, translated. A click on a key
-    or its words presses that key, as Textual's own footer does."""
+    or its words presses that key, as Textual's own footer does (on either
+    half of a cap for two keys, ``←/→``, the key of that half)."""
 
     keys: reactive[tuple[tuple[str, str], ...]] = reactive(())
 
     def _spans(self) -> list[tuple[int, int, str | None]]:
         """Each key's cells on the line: from, to (exclusive), the key it presses."""
-        spans, x = [], 0
+        spans: list[tuple[int, int, str | None]] = []
+        x = 0
         for key, description in self.keys:
-            width = Text(f" {t(key)} ").cell_len + Text(f" {t(description)}  ").cell_len
-            spans.append((x, x + width, key_press(key)))
+            cap = Text(f" {t(key)} ").cell_len
+            width = cap + Text(f" {t(description)}  ").cell_len
+            if key in _PAIRS:  # each half of the cap its key; the words neither
+                half = cap // 2
+                first, second = _PAIRS[key]
+                spans += [(x, x + half, first), (x + half, x + cap, second)]
+            else:
+                spans.append((x, x + width, key_press(key)))
             x += width
         return spans
 
