@@ -27,21 +27,17 @@ NARROW_WIDTH = 40
 
 
 class TooSmall(Widget):
-    """ "This window is 60×16; make it at least 80×24." """
+    """ "This window is 60×16; make it at least 80×24." (Under 40 columns:
+    "at least 40×24, or 80×24 side by side".)"""
 
     def render(self) -> RenderableType:
         width, height = self.screen.size
-        return Text(
-            t(
-                "small.message",
-                width=width,
-                height=height,
-                min_width=MIN_WIDTH,
-                min_height=MIN_HEIGHT,
-            ),
-            justify="center",
-            style="bold",
-        )
+        sizes = {"width": width, "height": height, "min_height": MIN_HEIGHT}
+        if width < NARROW_WIDTH:  # too narrow even for a phone's layout: say how narrow will do
+            message = t("small.message_narrow", narrow=NARROW_WIDTH, min_width=MIN_WIDTH, **sizes)
+        else:
+            message = t("small.message", min_width=MIN_WIDTH, **sizes)
+        return Text(message, justify="center", style="bold")
 
     def on_resize(self) -> None:
         self.refresh()
