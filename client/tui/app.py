@@ -73,7 +73,7 @@ from .screens.table import TableScreen
 from .screens.trust import TrustScreen
 from .session import SessionFactory, SessionLike, real_session
 from .viewmodel import final_view, lobby_rows, table_view
-from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH
+from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH, NARROW_WIDTH
 
 if TYPE_CHECKING:  # the replay viewer is imported when first opened
     from .screens.replay import Scheduler
@@ -138,8 +138,16 @@ class TulipsApp(App[int]):
 
     CSS_PATH = "tulips.tcss"
     ENABLE_COMMAND_PALETTE = False
-    # Below 80×24 every screen says so instead of drawing itself cut off.
-    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-wide-enough")]
+    # From 80 columns the panels stand side by side. Below that they cannot (the
+    # festival and the actions need 36 columns, the players and the log as many
+    # again), so from 40 columns (a phone in portrait, in a browser) to 79 the
+    # screens stack them (-narrow, tulips.tcss): the one other layout that fits.
+    # Below 40 columns or 24 rows every screen says so instead of drawing itself cut off.
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-too-narrow"),
+        (NARROW_WIDTH, "-narrow"),
+        (MIN_WIDTH, "-wide-enough"),
+    ]
     VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
     BINDINGS = [
         Binding("ctrl+c", "quit", show=False, priority=True),

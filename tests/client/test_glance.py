@@ -561,7 +561,8 @@ async def test_9_joining_a_running_match_says_it_started() -> None:
 
 
 async def test_10_a_small_window_says_how_big_it_must_be_until_it_grows() -> None:
-    """60×16 and 40×12: one plain sentence; at 80×24 the table is back."""
+    """60×16 and 40×12: one plain sentence; at 80×24 the table is back; 39
+    columns are too few, and from 40 to 79 the table is stacked (a phone's)."""
     async with running(fakes.mid_game(), size=(60, 16)) as (app, pilot, _session):
         text = screen_text(app)
         assert "This window is 60×16. Make it at least 80×24" in text.replace("\n", " ")
@@ -575,9 +576,15 @@ async def test_10_a_small_window_says_how_big_it_must_be_until_it_grows() -> Non
         assert "Make it at least" not in text and "Keep it" in text and "Festival" in text
         await pilot.press("question_mark")  # other screens follow the size too
         await pilot.press("question_mark")
-        await pilot.resize_terminal(79, 24)
+        await pilot.resize_terminal(39, 24)
         await pilot.pause()
-        assert "Make it at least 80×24" in screen_text(app).replace("\n", " ")
+        assert "Make it at least 40×24 to see the table (or 80×24" in " ".join(
+            screen_text(app).split()
+        )
+        await pilot.resize_terminal(79, 24)  # from 40 columns: the narrow layout (a phone)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Make it at least" not in text and "Keep it" in text and "Log" in text
 
 
 async def test_the_bots_always_leave_the_host_a_seat() -> None:

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from ..i18n import t
 from ..widgets.bars import KeyBar
 from ..widgets.toosmall import TooSmall
+from ..widgets.touch import KeyButtons
 
 __all__ = ["ConnectingScreen"]
 
@@ -44,6 +45,7 @@ class ConnectingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Middle(), Center():
             yield Splash(id="splash").data_bind(ConnectingScreen.status)
+        yield KeyButtons().data_bind(keys=_KEYS)  # a phone's
         yield KeyBar().data_bind(keys=_KEYS)
         yield TooSmall()
 

@@ -1,5 +1,6 @@
 """The small dialogs: a new match's settings, a private match's join code, a
-chat line, and "quit while a match is running?"."""
+chat line, and "quit while a match is running?". Each has a button for each
+of its keys (Enter, Esc), so a finger on a phone's screen can answer it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
@@ -55,9 +57,16 @@ class CreateSettings:
 
 
 class Tick(Checkbox):
-    """A checkbox whose mark is a tick, not a letter (the form is in any language)."""
+    """A checkbox whose mark is a tick, not a letter (the form is in any language);
+    its label wraps where the stylesheet lets it (a phone's narrow form)."""
 
     BUTTON_INNER = "✓"
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One line, or as many as the wrapped label takes."""
+        if self.styles.text_wrap != "wrap":
+            return 1
+        return max(1, len(self.render().wrap(max(1, width - 2))))
 
 
 def _printable(text: str) -> bool:
@@ -246,6 +255,9 @@ class JoinCodeScreen(ModalScreen[str | None]):
         with Vertical(id="join-code", classes="dialog"):
             yield Label(t("join.code_prompt"))
             yield Input(id="code", max_length=MAX_NAME_LENGTH, compact=True)
+            with Horizontal(classes="buttons"):  # Enter and Esc, for a finger
+                yield Button(t("join.ok"), id="join-ok", variant="primary", compact=True)
+                yield Button(t("create.cancel"), id="join-cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#join-code").border_title = t("join.code_title")
@@ -258,6 +270,12 @@ class JoinCodeScreen(ModalScreen[str | None]):
         """Close without joining."""
         self.dismiss(None)
 
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "join-ok":
+            self.dismiss(self.query_one(Input).value.strip() or None)
+        else:
+            self.action_cancel()
+
 
 class ChatScreen(ModalScreen[str | None]):
     """One line to say to everyone at the table."""
@@ -268,18 +286,30 @@ class ChatScreen(ModalScreen[str | None]):
         with Vertical(id="chat", classes="dialog"):
             yield Label(t("chat.prompt"))
             yield Input(id="line", max_length=500, compact=True)
+            with Horizontal(classes="buttons"):  # Enter and Esc, for a finger
+                yield Button(t("chat.send"), id="chat-send", variant="primary", compact=True)
+                yield Button(t("create.cancel"), id="chat-cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#chat").border_title = t("chat.title")
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        line = event.value.strip()
+        self._send(event.value)
+
+    def _send(self, value: str) -> None:
+        line = value.strip()
         self.dismiss(line if line and line.isprintable() else None)
 
     def action_cancel(self) -> None:
         """Close without saying anything."""
         self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "chat-send":
+            self._send(self.query_one(Input).value)
+        else:
+            self.action_cancel()
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
@@ -334,6 +364,7 @@ class PickScreen(ModalScreen[int | None]):
             yield Label(self.prompt)
             for index, option in enumerate(self.options):
                 yield Button(f"{index + 1}  {option}", id=f"pick-{index}", compact=True)
+            yield Button(t("create.cancel"), id="pick-cancel", compact=True)  # Esc, for a finger
 
     def on_mount(self) -> None:
         self.query_one("#pick").border_title = self.title_text
@@ -350,4 +381,7 @@ class PickScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "pick-cancel":
+            self.action_cancel()
+            return
         self.dismiss(int((event.button.id or "pick-0").removeprefix("pick-")))

@@ -2,7 +2,8 @@
 total and the tulips that break a tie; how each ranked colour's majorities
 went; who won and what decided it; and, for a player (not a spectator), a
 rematch — or, once another player opened one, the offer to join it
-(``offer``: who opened it; ``r`` or ``a`` joins)."""
+(``offer``: who opened it; ``r`` or ``a`` joins). On a phone (the narrow
+layout) the scores take two lines a player and every key is a button."""
 
 from __future__ import annotations
 
@@ -21,12 +22,16 @@ from ..i18n import rich, t, tn
 from ..viewmodel import COLOURS, FinalView, Placement
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
+from ..widgets.touch import KeyButtons
 
 __all__ = ["FinalScreen", "scoring_table"]
 
 
-def scoring_table(view: FinalView) -> Table:
-    """One row per player, best first: where every point came from."""
+def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
+    """One row per player, best first: where every point came from
+    (``narrow``, for a phone: see :func:`narrow_scoring_table`)."""
+    if narrow:
+        return narrow_scoring_table(view)
     table = Table(
         box=None,
         padding=(0, 1, 0, 0),
@@ -58,6 +63,43 @@ def scoring_table(view: FinalView) -> Table:
             str(row.tulips),
             style="on #2a2440" if row.you else "",
         )
+    return table
+
+
+def narrow_scoring_table(view: FinalView) -> Table:
+    """The scores in 36 columns: each player's total and tulips, and under
+    them the keeping, giving and each colour's majority points."""
+    table = Table(
+        box=None,
+        padding=(0, 1, 0, 0),
+        show_edge=False,
+        header_style="bold",
+        caption=t("final.caption"),
+        caption_justify="left",
+        caption_style="dim",
+    )
+    table.add_column("", no_wrap=True, width=1)
+    table.add_column(t("final.player"), ratio=1, overflow="fold")
+    table.add_column(t("final.total"), justify="right", no_wrap=True)
+    table.add_column(t("final.tulips"), justify="right", no_wrap=True)
+    for row in view.rows:
+        name = Text(row.name, style="bold" if row.you else "")
+        if row.you:
+            name.append(" " + t("players.you"), style="italic")
+        style = "on #2a2440" if row.you else ""
+        table.add_row(
+            Text("★", style="bold yellow") if row.winner else "",
+            name,
+            Text(str(row.total), style="bold"),
+            str(row.tulips),
+            style=style,
+        )
+        split = Text(f"{t('final.keeping')} {row.keeping} · {t('final.giving')} {row.giving} ·")
+        for colour, points in zip(COLOURS, row.majorities, strict=True):
+            split.append(" ")
+            split.append_text(colour_tag(colour))
+            split.append(str(points), style="" if points else "dim")
+        table.add_row("", split, "", "", style=style)
     return table
 
 
@@ -145,7 +187,8 @@ class FinalScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with VerticalScroll(id="final", classes="panel"):
-            yield Static(self._body())
+            yield Static(self._body(), classes="wide-only")
+            yield Static(self._body(narrow=True), classes="narrow-only")
         yield Static(id="final-offer")
         with Horizontal(classes="buttons"):
             if self.view.seated:  # a spectator is not offered a rematch
@@ -155,6 +198,7 @@ class FinalScreen(Screen[None]):
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
+        yield KeyButtons(id="final-keys")  # a phone's buttons, in place of the row above
         yield KeyBar()
         yield TooSmall()
 
@@ -168,9 +212,10 @@ class FinalScreen(Screen[None]):
         if self.offer is not None:
             line.update(t("final.rematch_offer", host=self.offer))
 
-    def _body(self) -> RenderableType:
+    def _body(self, *, narrow: bool = False) -> RenderableType:
         view = self.view
-        parts: list[RenderableType] = [verdict(view), Text(""), scoring_table(view), Text("")]
+        table = scoring_table(view, narrow=narrow)
+        parts: list[RenderableType] = [verdict(view), Text(""), table, Text("")]
         parts.append(Text(t("final.majorities"), style="bold underline"))
         parts.append(majority_lines(view))
         if view.revealed:
@@ -184,7 +229,7 @@ class FinalScreen(Screen[None]):
         again: tuple[tuple[str, str], ...] = ()
         if self.view.seated:
             again = (("keyname.a", "keys.again"),)
-        self.query_one(KeyBar).keys = (
+        keys = (
             *again,
             ("keyname.t", "keys.table"),
             ("keyname.v", "keys.replay"),
@@ -192,4 +237,6 @@ class FinalScreen(Screen[None]):
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
+        self.query_one(KeyBar).keys = keys
+        self.query_one(KeyButtons).keys = keys
         self._show_offer()

@@ -1,4 +1,6 @@
-"""``?``: the rules in brief, the colour legend and the keys."""
+"""``?``: the rules in brief, the colour legend and the keys. On a narrow
+window (a phone) each key's words are under it, and a Close button closes
+the page (no room beside it to tap)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import protocol as wire
 from ..cards import card_text, colour_tag
 from ..i18n import t
 from ..viewmodel import COLOURS
+from ..widgets.touch import TouchButton
 
 __all__ = ["HelpScreen"]
 
@@ -46,13 +49,21 @@ _REPLAY_KEYS = (
 )
 
 
-def _key_table(rows: tuple[tuple[str, str], ...]) -> Table:
+def _key_table(rows: tuple[tuple[str, str], ...], *, stacked: bool = False) -> Table:
+    """Each key beside what it does; ``stacked`` (a narrow page): what it does
+    under the key, indented, so neither column is squeezed."""
     keys = Table.grid(padding=(0, 2))
-    keys.add_column(no_wrap=True)
-    keys.add_column()
+    keys.add_column(no_wrap=not stacked)
+    if not stacked:
+        keys.add_column()
     for key, description in rows:
         # a span, not the cell's base style: the column's padding stays unstyled
-        keys.add_row(Text.assemble((f" {t(key)} ", "bold reverse")), t(description))
+        cap = Text.assemble((f" {t(key)} ", "bold reverse"))
+        if stacked:
+            keys.add_row(cap)
+            keys.add_row(Text("  " + t(description)))
+        else:
+            keys.add_row(cap, t(description))
     return keys
 
 
@@ -62,9 +73,10 @@ _PRINTED_KEEP = (0, 0, 1, 2)
 _PRINTED_REVEAL = 5
 
 
-def help_text(ruleset: wire.RulesetInfo | None = None) -> Group:
+def help_text(ruleset: wire.RulesetInfo | None = None, *, narrow: bool = False) -> Group:
     """The help page, in the player's language, with the numbers of ``ruleset``
-    (the match's, a house ruleset's included; None: the printed rules)."""
+    (the match's, a house ruleset's included; None: the printed rules);
+    ``narrow``: for a phone, each key's words under it."""
     keep = ruleset.bouquet if ruleset is not None else _PRINTED_KEEP
     reveal = ruleset.reveal_size if ruleset is not None else _PRINTED_REVEAL
     legend = Table.grid(padding=(0, 2))
@@ -82,7 +94,8 @@ def help_text(ruleset: wire.RulesetInfo | None = None) -> Group:
     legend.add_row(Text("▶", style="bold yellow"), t("help.arrow"))
     legend.add_row(Text.assemble((" 23 ", "bold reverse #ffd75f")), t("help.changed"))
     legend.add_row(card_text("pink-4") + Text("✓", style="bold green"), t("help.revealed_mine"))
-    keys, replay_keys = _key_table(_KEYS), _key_table(_REPLAY_KEYS)
+    keys = _key_table(_KEYS, stacked=narrow)
+    replay_keys = _key_table(_REPLAY_KEYS, stacked=narrow)
     return Group(
         Text(t("help.rules", keep="/".join(map(str, keep)), reveal=reveal)),
         Text(""),
@@ -111,7 +124,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_text(self.ruleset))
+            yield Static(help_text(self.ruleset), classes="wide-only")
+            yield Static(help_text(self.ruleset, narrow=True), classes="narrow-only")
+        # a phone's page fills the screen: nothing beside it to tap
+        yield TouchButton(t("help.close_button"), action="screen.dismiss", id="help-close")
 
     def on_mount(self) -> None:
         page = self.query_one("#help")

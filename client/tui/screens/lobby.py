@@ -1,6 +1,8 @@
 """The lobby: the server's matches (open, running, finished) — create a new
 one, join, or watch. The list stays live: the app sets ``rows`` whenever a
-``match_update`` or ``match_removed`` arrives."""
+``match_update`` or ``match_removed`` arrives. On a phone (the narrow layout)
+each match is one row of a few lines, a tap picks it (a second one joins it),
+and every key is a button."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
+from ..widgets.touch import KeyButtons
 
 __all__ = ["LobbyScreen"]
 
@@ -57,6 +60,22 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
     if row.ruleset != "standard":  # house rules (R30): the name the server offers them by
         name.append(f" [{row.ruleset}]", style="italic magenta")
     return (name, status, Text(row.players), Text(row.host), Text(code))
+
+
+def _stacked(cells: tuple[Text, ...]) -> Text:
+    """A match's cells as one cell of lines, for a phone's one-column list:
+    the name and status, the players, the host with the code and timer."""
+    name, status, players, host, code = cells
+    text = Text.assemble(name.copy(), "  ", status)
+    text.stylize("bold", 0, len(name))
+    text.append("\n")
+    text.append_text(players.copy())
+    text.append("\n" + t("lobby.host") + ": ", style="dim")
+    text.append_text(host)
+    if code.plain:
+        text.append(" · ", style="dim")
+        text.append_text(code)
+    return text
 
 
 def _wrap_names(names: list[str], width: int) -> Text:
@@ -98,6 +117,7 @@ class LobbyScreen(Screen[None]):
         yield Static(id="lobby-info")
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
+        yield KeyButtons(id="lobby-keys")
         yield KeyBar()
         yield TooSmall()
 
@@ -122,12 +142,16 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-info", Static).update(text)
 
     def _show_rows(self, rows: tuple[LobbyRow, ...]) -> None:
+        if self.has_class("-narrow"):  # a phone: one column of matches, a few lines each
+            self._show_stacked(rows)
+            return
         table = self.query_one(DataTable)
         selected = self._selected()
         cells = [_cells(row) for row in rows]
         # Columns sized here, not measured by the table later: a table that is
         # sent no further message would go on drawing the old widths.
         table.clear(columns=True)
+        table.show_header = True
         headers = [Text(t(label)) for label in _COLUMNS]
         widths = [
             max([h.cell_len, *(line[i].cell_len for line in cells)]) for i, h in enumerate(headers)
@@ -137,6 +161,23 @@ class LobbyScreen(Screen[None]):
             table.add_column(header, key=label, width=width)
         for row, line in zip(rows, cells, strict=True):
             table.add_row(*line, key=row.match, height=None)
+        self._shown(rows, selected)
+
+    def _show_stacked(self, rows: tuple[LobbyRow, ...]) -> None:
+        """The narrow list: each match one row of a few lines, as wide as the table."""
+        table = self.query_one(DataTable)
+        selected = self._selected()
+        table.clear(columns=True)
+        table.show_header = False  # the border names the list
+        room = table.size.width or self.app.size.width - table.styles.gutter.width
+        width = max(1, room - 2 * table.cell_padding - 1)  # a cell for the scrollbar
+        table.add_column(Text(t("lobby.matches")), key="lobby.name", width=width)
+        for row in rows:
+            table.add_row(_stacked(_cells(row)), key=row.match, height=None)
+        self._shown(rows, selected)
+
+    def _shown(self, rows: tuple[LobbyRow, ...], selected: str | None) -> None:
+        table = self.query_one(DataTable)
         if selected is not None and selected in {row.match for row in rows}:
             table.move_cursor(row=table.get_row_index(selected))
         empty = self.query_one("#lobby-empty", Static)
@@ -148,7 +189,7 @@ class LobbyScreen(Screen[None]):
         """The key bar; on a finished match, v (replay) takes w's (watch) place."""
         selected = self._selected()
         finished = any(row.match == selected and row.status == "finished" for row in self.rows)
-        self.query_one(KeyBar).keys = (
+        keys = (
             ("keyname.enter", "keys.join"),
             ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
             ("keyname.n", "keys.new"),
@@ -156,6 +197,8 @@ class LobbyScreen(Screen[None]):
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
+        self.query_one(KeyBar).keys = keys
+        self.query_one(KeyButtons).keys = keys
 
     def on_data_table_row_highlighted(self) -> None:
         """The cursor moved: the key bar follows the match under it."""

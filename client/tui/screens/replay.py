@@ -7,7 +7,8 @@ join code if the server wants one), then owns a
 the app's: nothing the app follows changes while it is open. Keys:
 ←/→ one event, ↑/↓ (PgUp/PgDn) one turn, ``t`` and a number a given turn,
 Home/End the first and last event, space play or pause, +/− the speed,
-q or Esc back to where it was opened from.
+q or Esc back to where it was opened from. On a phone (the narrow layout) the
+panels stack and buttons step, play and go back.
 
 Playing runs on a scheduler (``scheduler(interval, callback)`` returning
 something with ``stop()``): Textual's ``set_interval`` unless a test hands
@@ -23,7 +24,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Grid, Horizontal
 from textual.screen import Screen
 
 import protocol as wire
@@ -37,6 +38,7 @@ from ..widgets.festival import FestivalPanel
 from ..widgets.log import EventLog
 from ..widgets.replay import ReplayPanel
 from ..widgets.toosmall import TooSmall
+from ..widgets.touch import TouchButton
 from .dialogs import JoinCodeScreen
 
 __all__ = ["ReplayScreen", "Scheduler", "Ticker"]
@@ -60,6 +62,15 @@ _KEYS = (
     ("keyname.t", "keys.goto"),
     ("keyname.space", "keys.play"),
     ("keyname.quit", "keys.back"),
+)
+#: the narrow layout's control buttons: (label id, ``action_control``'s arguments)
+_CONTROLS = (
+    ("replay.button.turn_back", "('turn', -1)"),
+    ("replay.button.turn_next", "('turn', 1)"),
+    ("replay.button.step_back", "('step', -1)"),
+    ("replay.button.step_next", "('step', 1)"),
+    ("replay.button.play", "('play')"),
+    ("replay.button.back", "('back')"),
 )
 #: actions that need a loaded replay and no turn number being typed
 _STEPPING = frozenset({"step", "turn", "start", "end", "play", "speed", "ask_turn"})
@@ -125,6 +136,9 @@ class ReplayScreen(Screen[None]):
         with Horizontal(id="lower"):
             yield ReplayPanel(classes="panel")
             yield EventLog(classes="panel")
+        with Grid(id="replay-controls"):  # a phone's: every stepping key a button
+            for label, action in _CONTROLS:
+                yield TouchButton(t(label), action=f"screen.control{action}")
         yield KeyBar()
         yield TooSmall()
 
@@ -210,6 +224,12 @@ class ReplayScreen(Screen[None]):
         if action in _TYPING:
             return self.typing is not None
         return True
+
+    def action_control(self, action: str, *arguments: int) -> None:
+        """A control button (the narrow layout's): the action its key runs, when
+        that key would work now."""
+        if self.check_action(action, arguments):
+            getattr(self, f"action_{action}")(*arguments)
 
     def _moved(self) -> None:
         self.note = None

@@ -26,6 +26,7 @@ from client.discovery import ServerInfo
 
 from ..i18n import t
 from ..widgets.bars import KeyBar
+from ..widgets.touch import KeyButtons
 
 __all__ = ["ServerListScreen"]
 
@@ -67,6 +68,7 @@ class ServerListScreen(Screen[ServerInfo | None]):
         yield Static(id="servers-title")
         yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
         yield Static(id="servers-empty")
+        yield KeyButtons(id="servers-buttons")  # a phone's
         yield KeyBar(id="servers-keys")
 
     def on_mount(self) -> None:
@@ -74,10 +76,9 @@ class ServerListScreen(Screen[ServerInfo | None]):
         title.append(" · " + t("servers.title"))
         self.query_one("#servers-title", Static).update(title)
         self.query_one(DataTable).border_title = t("servers.found")
-        self.query_one(KeyBar).keys = (
-            ("keyname.enter", "keys.connect"),
-            ("keyname.quit", "keys.quit"),
-        )
+        keys = (("keyname.enter", "keys.connect"), ("keyname.quit", "keys.quit"))
+        self.query_one(KeyBar).keys = keys
+        self.query_one(KeyButtons).keys = keys
         self._show(self.servers)
         self.query_one(DataTable).focus()
 

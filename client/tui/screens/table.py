@@ -10,7 +10,12 @@ asks before it quits a running match.
 
 The chat has a pane of its own in the log's place: ``m`` shows the chat or
 the moves, and ``c`` (say something) shows the chat. While the moves show,
-the log's title counts the chat lines not seen yet."""
+the log's title counts the chat lines not seen yet.
+
+In the narrow layout (a phone: the ``-narrow`` breakpoint class) the panels
+stack: your move first, its options full-width buttons a finger can hit, then
+the festival and the players; the log and the chat are a tap away on tab-like
+buttons (Table / Log / Chat, ``tab``), and the key bar's keys are buttons."""
 
 from __future__ import annotations
 
@@ -29,9 +34,12 @@ from ..widgets.bouquets import PlayersPanel
 from ..widgets.festival import FestivalPanel
 from ..widgets.log import ChatLog, EventLog
 from ..widgets.toosmall import TooSmall
+from ..widgets.touch import KeyButtons, TabButtons, TouchButton
 
 __all__ = ["TableScreen"]
 
+#: the narrow layout's tabs: (name, label id)
+TABS = (("table", "tab.table"), ("log", "tab.log"), ("chat", "tab.chat"))
 _CHOICE_KEYS = ("k", "g", "f", "s", "1", "2", "3", "4", "5", "6", "escape", "b", "x", "w")
 
 
@@ -71,6 +79,8 @@ class TableScreen(Screen[None]):
     view: reactive[TableView | None] = reactive(None, always_update=True)
     #: the chat shows in the log's pane (else the moves do)
     chatting: reactive[bool] = reactive(False)
+    #: the narrow layout's tab: the table, the log or the chat
+    tab: reactive[str] = reactive("table")
 
     def __init__(self) -> None:
         super().__init__()
@@ -81,36 +91,53 @@ class TableScreen(Screen[None]):
         yield TitleBar()
         with Horizontal(id="table"):
             with Vertical(id="table-left"):
-                yield FestivalPanel(classes="panel")
+                # the actions first: the narrow layout stacks them over the
+                # festival; side by side the festival is docked above them
                 yield ActionsPanel(classes="panel")
+                yield FestivalPanel(classes="panel")
             with Vertical(id="table-right"):
                 yield PlayersPanel(classes="panel")
                 yield EventLog(id="moves", classes="panel")
-                chat = ChatLog(id="chat", classes="panel")
-                chat.display = False  # the moves show first
-                yield chat
+                yield ChatLog(id="chat", classes="panel")  # the stylesheet shows one of the two
+                yield TouchButton(t("chat.say"), action="screen.chat", id="say")
+        yield TabButtons(TABS, "screen.tab", id="table-tabs")  # under the table, as on a phone
+        yield KeyButtons(skip=("keyname.tab", "keyname.m"), id="table-keys")
         yield KeyBar()
         yield TooSmall()
 
     def on_mount(self) -> None:
-        self.watch_chatting(self.chatting)
+        self.watch_tab(self.tab)
+        self.query_one(TabButtons).current = self.tab
         self._show(self.view)
 
     async def action_chat(self) -> None:
         """Say something to the table: the chat pane shows, then the line to type."""
         self.chatting = True
+        self.tab = "chat"
         await self.app.run_action("app.chat")
 
     def action_toggle_chat(self) -> None:
         """Show the chat in the log's pane, or the moves again."""
         self.chatting = not self.chatting
 
+    def action_tab(self, tab: str) -> None:
+        """Open a tab of the narrow layout: the table, the log or the chat."""
+        if tab != "table":
+            self.chatting = tab == "chat"
+        self.tab = tab
+
     def watch_chatting(self, chatting: bool) -> None:
-        if not self.is_mounted:
-            return
-        self.query_one("#moves", EventLog).display = not chatting
-        self.query_one("#chat", ChatLog).display = chatting
-        self._show(self.view)
+        self.set_class(chatting, "-chatting")
+        if self.tab != "table":
+            self.tab = "chat" if chatting else "log"
+        if self.is_mounted:
+            self._show(self.view)
+
+    def watch_tab(self, tab: str) -> None:
+        for name, _label in TABS:
+            self.set_class(name == tab, f"-tab-{name}")
+        if self.is_mounted:
+            self.query_one(TabButtons).current = tab
 
     def _pane(self) -> EventLog:
         return self.query_one("#chat" if self.chatting else "#moves", EventLog)
@@ -152,7 +179,11 @@ class TableScreen(Screen[None]):
         if self.chatting and view.chat:
             self._seen = view.chat[-1]
         moves.unread = self._unread(view.chat)
-        self.query_one(KeyBar).keys = self._keys(view.keys)
+        chat_tab = t("tab.chat") + (f" · {moves.unread}" if moves.unread else "")
+        self.query_one("#tab-chat", TouchButton).label = chat_tab  # a phone's unread count
+        keys = self._keys(view.keys)
+        self.query_one(KeyBar).keys = keys
+        self.query_one(KeyButtons).keys = keys
 
     def _unread(self, chat: tuple[Text, ...]) -> int:
         """How many chat lines came after the last one seen."""
