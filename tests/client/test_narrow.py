@@ -97,3 +97,14 @@ async def test_the_tabs_show_the_log_and_the_chat() -> None:
         assert await pilot.click("#tab-table")
         await pilot.pause()
         assert "Your move" in screen_text(app)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+async def test_an_empty_lobby_on_a_phone_says_to_tap_not_to_press(lang: str) -> None:
+    """No matches at 40×50: the hint names the button to tap; at 80×24, the key."""
+    i18n.set_language(lang)
+    async with running([], size=PHONE) as (app, _pilot, _session):
+        text = " ".join(screen_text(app).split())
+        assert " ".join(i18n.t("lobby.empty_touch").split()) in text
+    async with running([]) as (app, _pilot, _session):
+        assert i18n.t("lobby.empty") in screen_text(app)

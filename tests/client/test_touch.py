@@ -166,6 +166,15 @@ async def test_a_whole_evening_by_taps_at_40x50() -> None:
         assert later > turn
         await tap(pilot, t("replay.button.turn_back"))
         assert viewer.replay.position < later
+        await tap(pilot, t("replay.button.end"))
+        assert viewer.replay.position == viewer.replay.total
+        await tap(pilot, t("replay.button.start"))
+        assert viewer.replay.position == 1
+        speed = viewer.replay.speed
+        await tap(pilot, t("replay.button.faster"))
+        assert viewer.replay.speed > speed
+        await tap(pilot, t("replay.button.slower"))
+        assert viewer.replay.speed == speed
         await tap(pilot, t("replay.button.play"))
         assert viewer.replay.playing
         await tap(pilot, t("replay.button.play"))

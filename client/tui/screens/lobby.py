@@ -182,7 +182,8 @@ class LobbyScreen(Screen[None]):
             table.move_cursor(row=table.get_row_index(selected))
         empty = self.query_one("#lobby-empty", Static)
         empty.display = not rows
-        empty.update(Text(t("lobby.empty"), style="italic"))
+        narrow = self.has_class("-narrow")  # a phone: its buttons are tapped, not keys pressed
+        empty.update(Text(t("lobby.empty_touch" if narrow else "lobby.empty"), style="italic"))
         self._show_keys()
 
     def _show_keys(self) -> None:

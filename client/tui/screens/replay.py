@@ -65,10 +65,14 @@ _KEYS = (
 )
 #: the narrow layout's control buttons: (label id, ``action_control``'s arguments)
 _CONTROLS = (
+    ("replay.button.start", "('start')"),
+    ("replay.button.end", "('end')"),
     ("replay.button.turn_back", "('turn', -1)"),
     ("replay.button.turn_next", "('turn', 1)"),
     ("replay.button.step_back", "('step', -1)"),
     ("replay.button.step_next", "('step', 1)"),
+    ("replay.button.slower", "('speed', -1)"),
+    ("replay.button.faster", "('speed', 1)"),
     ("replay.button.play", "('play')"),
     ("replay.button.back", "('back')"),
 )
