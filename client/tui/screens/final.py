@@ -19,7 +19,7 @@ from textual.widgets import Button, Static
 
 from ..cards import cards_text, colour_tag
 from ..i18n import rich, t, tn
-from ..viewmodel import COLOURS, FinalView, Placement
+from ..viewmodel import COLOURS, FinalView, Placement, ScoreRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
 from ..widgets.touch import KeyButtons
@@ -27,12 +27,9 @@ from ..widgets.touch import KeyButtons
 __all__ = ["FinalScreen", "scoring_table"]
 
 
-def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
-    """One row per player, best first: where every point came from
-    (``narrow``, for a phone: see :func:`narrow_scoring_table`)."""
-    if narrow:
-        return narrow_scoring_table(view)
-    table = Table(
+def _scores_table() -> Table:
+    """An empty table of final scores, its caption saying what the colours are."""
+    return Table(
         box=None,
         padding=(0, 1, 0, 0),
         show_edge=False,
@@ -41,6 +38,22 @@ def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
         caption_justify="left",
         caption_style="dim",
     )
+
+
+def _name(row: ScoreRow) -> Text:
+    """A player's name, marked when it is the viewer's own."""
+    name = Text(row.name, style="bold" if row.you else "")
+    if row.you:
+        name.append(" " + t("players.you"), style="italic")
+    return name
+
+
+def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
+    """One row per player, best first: where every point came from
+    (``narrow``, for a phone: see :func:`narrow_scoring_table`)."""
+    if narrow:
+        return narrow_scoring_table(view)
+    table = _scores_table()
     table.add_column("", no_wrap=True, width=1)
     table.add_column(t("final.player"), no_wrap=True, overflow="ellipsis", max_width=18)
     table.add_column(t("final.keeping"), justify="right", no_wrap=True)
@@ -50,9 +63,7 @@ def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
     table.add_column(t("final.total"), justify="right", no_wrap=True)
     table.add_column(t("final.tulips"), justify="right", no_wrap=True)
     for row in view.rows:
-        name = Text(row.name, style="bold" if row.you else "")
-        if row.you:
-            name.append(" " + t("players.you"), style="italic")
+        name = _name(row)
         table.add_row(
             Text("★", style="bold yellow") if row.winner else "",
             name,
@@ -69,23 +80,13 @@ def scoring_table(view: FinalView, *, narrow: bool = False) -> Table:
 def narrow_scoring_table(view: FinalView) -> Table:
     """The scores in 36 columns: each player's total and tulips, and under
     them the keeping, giving and each colour's majority points."""
-    table = Table(
-        box=None,
-        padding=(0, 1, 0, 0),
-        show_edge=False,
-        header_style="bold",
-        caption=t("final.caption"),
-        caption_justify="left",
-        caption_style="dim",
-    )
+    table = _scores_table()
     table.add_column("", no_wrap=True, width=1)
     table.add_column(t("final.player"), ratio=1, overflow="fold")
     table.add_column(t("final.total"), justify="right", no_wrap=True)
     table.add_column(t("final.tulips"), justify="right", no_wrap=True)
     for row in view.rows:
-        name = Text(row.name, style="bold" if row.you else "")
-        if row.you:
-            name.append(" " + t("players.you"), style="italic")
+        name = _name(row)
         style = "on #2a2440" if row.you else ""
         table.add_row(
             Text("★", style="bold yellow") if row.winner else "",
