@@ -84,7 +84,7 @@ async def play_by_taps(page: Page, limit: float = 240.0) -> int:
     """From the lobby: tap "new match", "Create", then the first option each
     time it is our move, until the final scores; how many options were tapped."""
     screen = screen_of(page)
-    await tap_text(page, "new match")
+    await tap_text(page, "new match", last=True)  # the button, not the empty lobby's hint
     await tap_text(page, "Create")  # four seats, three bots: it starts at once
     await page.wait_for_text("Your move", timeout=30)
     taps = 0
