@@ -257,10 +257,7 @@ def node_id(text: str) -> str:
 
 def workers(text: str) -> int:
     """A number of worker processes, 1 to 64."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    value = int(_number(text, int))
     if not 1 <= value <= 64:
         raise argparse.ArgumentTypeError(f"must be 1 to 64, got {value}")
     return value
