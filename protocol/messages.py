@@ -214,6 +214,17 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
             "and every action"
         ),
     ] = False
+    tutorial: Annotated[
+        bool,
+        Meta(
+            description="a tutorial: the server deals its fixed tutorial deal (the same cards "
+            "every time) to 3 seats, the creator in seat 0 playing first and `bots` in seats 1 "
+            "and 2; `join_code`, `turn_timer`, `ruleset`, `first_seat` and `open_box` stay "
+            "unset, and anything else is refused with `bad_message`. Never listed: only its "
+            "creator may join, watch or replay it (to anyone else it is `no_such_match`), and "
+            "its seats cannot change. Added within version 1"
+        ),
+    ] = False
 
 
 class Join(_Request, frozen=True, kw_only=True, tag="join"):

@@ -342,6 +342,13 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "`spectators`). Added within version 1",
         ),
     ] = ()
+    tutorial: Annotated[
+        bool,
+        Meta(
+            description="a tutorial (`create_match.tutorial`): the server's fixed deal against "
+            "bots, shown only to its creator. Added within version 1"
+        ),
+    ] = False
 
 
 # -- the snapshot -----------------------------------------------------------

@@ -41,6 +41,7 @@ from .match.outputs import Output, Rematch, Reply
 from .match.seats import Seat
 from .match.settings import MatchSettings
 from .match.thinker import Thinker
+from .match.tutorial import TUTORIAL_FIRST_SEAT, TUTORIAL_SEED, check_tutorial
 from .match.views import action_from_wire, match_removed_frame
 from .peer import Peer
 from .ratelimit import Lockout
@@ -231,6 +232,14 @@ class Lobby:
             raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
         return actor
 
+    def _find_for(self, peer: Peer, match_id: str) -> MatchActor:
+        """The match ``peer`` names, if it may see it: a tutorial is its creator's
+        alone, and to anyone else it is no match at all."""
+        actor = self._find(match_id)
+        if actor.info.settings.tutorial and actor.info.host != self._player(peer).id:
+            raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
+        return actor
+
     def _add(self, core: MatchCore) -> MatchActor:
         actor = MatchActor(core, self, self.thinker, self.storage)
         self.matches[core.id] = actor
@@ -249,7 +258,8 @@ class Lobby:
     def changed(self, info: MatchInfo) -> None:
         """A match changed: the lobby's browsers see it."""
         self._announced.add(info.id)
-        self.tell_browsers(info.update)
+        if not info.settings.tutorial:  # never listed: its creator's alone
+            self.tell_browsers(info.update)
 
     def entered(self, conn: int, match_id: str) -> None:
         """The connection is in ``match_id`` now."""
@@ -591,7 +601,8 @@ class Lobby:
         """Open, running and recently finished matches; until the peer enters a
         match, it also receives every ``match_update`` (the lobby stays live)."""
         self._browsers.add(peer.id)
-        listed = sorted(self.infos(), key=lambda info: info.created, reverse=True)
+        shown = [info for info in self.infos() if not info.settings.tutorial]
+        listed = sorted(shown, key=lambda info: info.created, reverse=True)
         summaries = tuple(info.summary for info in listed[:MAX_MATCHES_LISTED])
         self._reply(peer, wire.MatchList(id=message.id, matches=summaries))
 
@@ -601,6 +612,8 @@ class Lobby:
         open_now = sum(a.info.status is not Status.FINISHED for a in self.matches.values())
         if open_now >= self.config.max_matches:
             raise refused(ErrorCode.SERVER_FULL, "this server hosts its maximum of matches")
+        if message.tutorial:
+            check_tutorial(message)
         ruleset_name = message.ruleset or "standard"
         ruleset = self.rulesets.get(ruleset_name)
         if ruleset is None:
@@ -633,8 +646,9 @@ class Lobby:
             ruleset=ruleset,
             join_code=message.join_code,
             turn_timer=message.turn_timer,
-            first_seat=message.first_seat,
+            first_seat=TUTORIAL_FIRST_SEAT if message.tutorial else message.first_seat,
             open_box=message.open_box,
+            tutorial=message.tutorial,
         )
         person = self._person(peer)
         actor = self._new_match(match_id, settings, person, seats)
@@ -669,7 +683,7 @@ class Lobby:
 
     async def join(self, peer: Peer, message: wire.Join) -> None:
         """Take a seat in an open match (or return to one's own seat)."""
-        actor = self._find(message.match)
+        actor = self._find_for(peer, message.match)
         self._check_lockout(peer, actor)
         previous = self.where.get(peer.id)
         join = commands.Join(
@@ -680,7 +694,7 @@ class Lobby:
 
     async def watch(self, peer: Peer, message: wire.Watch) -> None:
         """Watch a match as a spectator: public information only (R24)."""
-        actor = self._find(message.match)
+        actor = self._find_for(peer, message.match)
         self._check_lockout(peer, actor)
         previous = self.where.get(peer.id)
         watch = commands.Watch(peer.id, self._person(peer), message.join_code, message.id)
@@ -690,7 +704,8 @@ class Lobby:
     async def start(self, peer: Peer, message: wire.Start) -> None:
         """The host deals the match, from a seed drawn now."""
         actor = self._actor_of(peer)
-        seed = secrets.randbits(63)
+        # a tutorial deals its fixed deal; every other match a secret seed (R26)
+        seed = TUTORIAL_SEED if actor.info.settings.tutorial else secrets.randbits(63)
         salt = new_salt() if actor.info.settings.open_box else None  # R27: for the commitment
         start = commands.Start(
             peer.id, self._person(peer), seed, salt, message.id, message.without_absent
@@ -731,7 +746,7 @@ class Lobby:
         """A match's events as the requester's seat saw them (a spectator's view
         if it holds none); an open-box match's seed, salt and actions too once
         it is finished (R27)."""
-        actor = self._find(message.match)
+        actor = self._find_for(peer, message.match)
         self._check_lockout(peer, actor)
         replay = commands.Replay(
             peer.id, self._person(peer), message.join_code, message.from_seq, message.id

@@ -309,7 +309,11 @@ class Node:
 
     def listed(self) -> list[tuple[float, wire.MatchSummary]]:
         """Other nodes' matches as the lobby lists them, with their creation times."""
-        return [(e.created, self._shown(e)) for e in self.entries.values() if not e.gone]
+        return [
+            (e.created, self._shown(e))
+            for e in self.entries.values()
+            if not e.gone and not _tutorial(e)
+        ]
 
     def health(self) -> dict[str, Any]:
         """This node's view of the cluster, for ``/healthz``."""
@@ -585,12 +589,18 @@ class Node:
         )
 
     def _tell(self, entry: DirectoryEntry) -> None:
-        if entry.gone:
+        if entry.gone or _tutorial(entry):  # a tutorial is never listed: its creator's alone
             return
         self.hooks.tell_browsers(wire.encode(wire.MatchUpdate(match=self._shown(entry))))
 
     def _tell_removed(self, match_id: str) -> None:
         self.hooks.tell_browsers(views.match_removed_frame(match_id))
+
+
+def _tutorial(entry: DirectoryEntry) -> bool:
+    """Whether the entry is a tutorial's (kept in the directory, so that its
+    creator finds it from any node, but never listed)."""
+    return entry.summary is not None and entry.summary.tutorial
 
 
 def _newer(entry: DirectoryEntry, known: DirectoryEntry | None) -> bool:

@@ -879,6 +879,15 @@ class MatchCore:
         if self.status is not Status.OPEN:
             raise refused(ErrorCode.MATCH_NOT_OPEN, f"match {self.id} has already started")
 
+    def _check_not_tutorial(self, request: str) -> None:
+        """Raise in a tutorial: its seats are its fixed deal's (:mod:`.tutorial`)."""
+        if self.settings.tutorial:
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                "a tutorial's seats cannot change: its creator plays alone against its bots",
+                path=request,
+            )
+
     def _seat_number(self, seat: int, path: str) -> Seat:
         if not 0 <= seat < len(self.seats):
             raise wire.ProtocolError(
@@ -892,6 +901,7 @@ class MatchCore:
         """The host puts a bot in a free seat of the open match."""
         self._member_seat(command.conn)
         self._check_host_open(command.person, "add a bot")
+        self._check_not_tutorial("add_bot")
         if command.strength not in STRENGTHS:
             raise wire.ProtocolError(
                 ErrorCode.BAD_MESSAGE,
@@ -921,6 +931,7 @@ class MatchCore:
         (a rematch's kept seat too) is put out of the match and told."""
         self._member_seat(command.conn)
         self._check_host_open(command.person, "remove a seat")
+        self._check_not_tutorial("remove_seat")
         slot = self._seat_number(command.seat, "remove_seat.seat")
         if slot.kind == "empty":
             raise refused(ErrorCode.SEAT_TAKEN, f"seat {slot.index} is already free")

@@ -36,6 +36,9 @@ class MatchSettings:
     first_seat: int | None = None
     #: R27: once finished, the match's seed and actions are published
     open_box: bool = False
+    #: a tutorial: the server's fixed deal (:mod:`.tutorial`) against bots, for its
+    #: creator alone; never a contest, so never ranked nor rated
+    tutorial: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """The settings as plain JSON values: what storage keeps."""
@@ -47,6 +50,7 @@ class MatchSettings:
             "turn_timer": self.turn_timer,
             "first_seat": self.first_seat,
             "open_box": self.open_box,
+            "tutorial": self.tutorial,
         }
 
     @classmethod
@@ -68,10 +72,20 @@ class MatchSettings:
             turn_timer=_number(data, "turn_timer"),
             first_seat=_whole(data, "first_seat"),
             open_box=_flag(data, "open_box"),
+            tutorial=_flag(data, "tutorial"),
         )
 
 
-_FIELDS = {"name", "ruleset_name", "ruleset", "join_code", "turn_timer", "first_seat", "open_box"}
+_FIELDS = {
+    "name",
+    "ruleset_name",
+    "ruleset",
+    "join_code",
+    "turn_timer",
+    "first_seat",
+    "open_box",
+    "tutorial",
+}
 
 
 def _text(data: Mapping[str, Any], key: str, *, null: bool = False) -> Any:
