@@ -578,11 +578,13 @@ class Session:
         ruleset: str | None = None,
         first_seat: int | None = None,
         open_box: bool = False,
+        tutorial: bool = False,
     ) -> wire.Joined:
         """Create a match and sit in its first seat without a bot, as host.
 
         ``open_box`` (R27): once finished, its seed and every action are
-        published, so anyone can check the shuffle."""
+        published, so anyone can check the shuffle. ``tutorial``: the server's
+        fixed tutorial deal, 3 seats with bots in seats 1 and 2 (PROTOCOL.md)."""
         answer = await self.request(
             wire.CreateMatch,
             name=name,
@@ -593,6 +595,7 @@ class Session:
             ruleset=ruleset,
             first_seat=first_seat,
             open_box=open_box,
+            tutorial=tutorial,
         )
         assert isinstance(answer, wire.Joined)
         return answer

@@ -71,7 +71,9 @@ from .screens.lobby import LobbyInfo, LobbyScreen
 from .screens.servers import ServerListScreen
 from .screens.table import TableScreen
 from .screens.trust import TrustScreen
+from .screens.tutorial import TutorialScreen
 from .session import SessionFactory, SessionLike, real_session
+from .tutorial import TUTORIAL_BOTS, TUTORIAL_SEATS, Tutorial
 from .viewmodel import final_view, lobby_rows, table_view
 from .widgets.toosmall import MIN_HEIGHT, MIN_WIDTH, NARROW_WIDTH
 
@@ -108,6 +110,8 @@ class QuickMatch:
     strength: str = "medium"
     #: the ruleset it plays (``--ruleset``'s name); None: the printed rules
     ruleset: str | None = None
+    #: ``tulips learn``: a tutorial (the server's fixed deal, explained step by step)
+    tutorial: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +196,8 @@ class TulipsApp(App[int]):
         self.hangup = hangup
         self.session: SessionLike | None = None
         self.follow = Follow(clock)
+        #: the steps of the tutorial being played (a fresh one for every match)
+        self.tutorial = Tutorial()
         self.lobby = Lobby()
         self.online = False
         self.picking = False
@@ -422,6 +428,9 @@ class TulipsApp(App[int]):
 
     async def _quick_match(self, session: SessionLike, quick: QuickMatch) -> None:
         self.connecting.status = t("status.dealing")
+        if quick.tutorial:
+            await self._create_tutorial(session, quick.strength)
+            return
         await session.create_match(
             name=t("quick.name", name=self.plan.name)[:MAX_NAME_LENGTH],
             seats=quick.players,
@@ -456,6 +465,7 @@ class TulipsApp(App[int]):
         elif isinstance(message, wire.Joined):
             if self.follow.join(message):
                 self.picking = False
+                self.tutorial = Tutorial()
                 self._rules_told.pop(message.match, None)
             self._tell_house_rules()
             self._show("table")
@@ -510,12 +520,16 @@ class TulipsApp(App[int]):
             elif outcome == "applied":
                 if follow.state is not None and not follow.state.legal_actions:
                     self.picking = False
+                if follow.state is not None and self._in_tutorial():
+                    self.tutorial.event(message.event, follow.state, follow.names())
                 if isinstance(message.event, wire.MatchEnded):
                     self._show_final()
         elif isinstance(message, wire.TurnTimer):
             follow.turn_timer(message)
         elif follow.prompt(message):
             self.picking = False
+            if follow.state is not None and self._in_tutorial():
+                self.tutorial.prompt(message, follow.state)
             if self.plan.bell:
                 self.bell()
 
@@ -587,6 +601,47 @@ class TulipsApp(App[int]):
     def _render(self) -> None:
         self._render_lobby()
         self._render_table()
+        self._show_tutorial()
+
+    # -- the tutorial ------------------------------------------------------------------------
+
+    def _in_tutorial(self) -> bool:
+        """Whether we play a tutorial match (its summary says so: the server's word)."""
+        summary = self.follow.summary
+        return summary is not None and summary.tutorial and self.follow.seat is not None
+
+    def _show_tutorial(self) -> None:
+        """Put the tutorial's current step over the table or the final scores,
+        unless a note (or another page, the help) is already up."""
+        step = self.tutorial.current if self._in_tutorial() else None
+        if step is None or not self.is_running:
+            return
+        if self.screen is self.table_screen or isinstance(self.screen, FinalScreen):
+            self.push_screen(TutorialScreen(step))
+
+    def action_tutorial_next(self) -> None:
+        """The player goes on: the next step in the note, or the note closes."""
+        self.tutorial.next()
+        note = self.screen
+        if not isinstance(note, TutorialScreen):
+            return
+        step = self.tutorial.current if self._in_tutorial() else None
+        if step is not None:
+            note.show(step)
+        else:
+            note.dismiss()
+
+    def action_tutorial(self) -> None:
+        """Learn the game: a tutorial match against bots on this server."""
+        self.request(lambda s: self._create_tutorial(s))
+
+    async def _create_tutorial(self, session: SessionLike, strength: str = TUTORIAL_BOTS) -> None:
+        await session.create_match(
+            name=t("tutorial.match_name", name=self.plan.name)[:MAX_NAME_LENGTH],
+            seats=TUTORIAL_SEATS,
+            bots=[(seat, strength) for seat in range(1, TUTORIAL_SEATS)],
+            tutorial=True,
+        )
 
     def _render_lobby(self) -> None:
         self.lobby_screen.rows = lobby_rows(self.lobby.matches)

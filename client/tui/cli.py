@@ -1,16 +1,19 @@
 """``tulips``: the terminal client's command line.
 
     tulips play [--players 4] [--strength medium] [--ruleset FILE] [--name Ana] [--lang de]
+    tulips learn [--name Ana] [--lang es]
     tulips connect [ws://HOST:PORT | wss://HOST:PORT] [--fingerprint SHA256:…] [--name Ana]
                    [--lang es] [--identity-file PATH]
     tulips servers [--timeout 3] [--json] [--interface eth0]
     tulips forget HOST:PORT
 
 ``play`` starts a local server (a subprocess on a free port) with bots in the
-other seats and opens the table; ``connect`` joins a server on the LAN — with
-no address, it lists the servers it finds there to pick one; ``servers``
-prints the servers found, for scripts; ``forget`` drops a server's remembered
-certificate (:mod:`client.trust`). A bad address or an unreachable server is
+other seats and opens the table; ``learn`` does the same for a tutorial match
+(the server's fixed deal, each rule explained the first time it matters);
+``connect`` joins a server on the LAN — with no address, it lists the servers
+it finds there to pick one; ``servers`` prints the servers found, for
+scripts; ``forget`` drops a server's remembered certificate
+(:mod:`client.trust`). A bad address or an unreachable server is
 one line on stderr and exit status 2 or 1, never a traceback.
 """
 
@@ -147,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tulips", description=t("cli.description"))
     add_version_flag(parser, t("cli.help.version"))
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="{play,connect,servers,forget}"
+        dest="command", required=True, metavar="{play,learn,connect,servers,forget}"
     )
     play = commands.add_parser("play", parents=[common], help=t("cli.help.play"))
     play.add_argument("--players", type=_players, default=4, help=t("cli.help.players"))
@@ -158,6 +161,10 @@ def _parser() -> argparse.ArgumentParser:
         "--ruleset", type=Path, default=None, metavar="FILE", help=t("cli.help.ruleset")
     )
     play.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
+    learn = commands.add_parser(
+        "learn", parents=[common], help=t("cli.help.learn"), description=t("cli.learn")
+    )
+    learn.add_argument("--bot-delay", type=float, default=0.6, help=argparse.SUPPRESS)
     lan = argparse.ArgumentParser(add_help=False)
     lan.add_argument(
         "--interface",
@@ -290,6 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             bell=bell,
             ruleset=ruleset,
         )
+    elif args.command == "learn":
+        local = LocalServer(bot_delay=args.bot_delay)
+        plan = Plan(name=name, local=local, quick=QuickMatch(tutorial=True), bell=bell)
     elif args.url is None:
         plan = Plan(
             name=name,

@@ -38,6 +38,7 @@ class SessionLike(Protocol):
         first_seat: int | None = ...,
         open_box: bool = ...,
         ruleset: str | None = ...,
+        tutorial: bool = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None

@@ -1,8 +1,9 @@
 """The lobby: the server's matches (open, running, finished) — create a new
-one, join, or watch. The list stays live: the app sets ``rows`` whenever a
-``match_update`` or ``match_removed`` arrives. On a phone (the narrow layout)
-each match is one row of a few lines, a tap picks it (a second one joins it),
-and every key is a button."""
+one, join, or watch, or (``t``) learn the game in a tutorial match. The list
+stays live: the app sets ``rows`` whenever a ``match_update`` or
+``match_removed`` arrives. On a phone (the narrow layout) each match is one
+row of a few lines, a tap picks it (a second one joins it), and every key is
+a button."""
 
 from __future__ import annotations
 
@@ -94,6 +95,7 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS = [
         Binding("n", "app.new_match", show=False),
+        Binding("t", "app.tutorial", show=False),
         Binding("j", "pick('join')", show=False),
         Binding("w", "pick('watch')", show=False),
         Binding("v", "pick('replay')", show=False),
@@ -194,6 +196,7 @@ class LobbyScreen(Screen[None]):
             ("keyname.enter", "keys.join"),
             ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
             ("keyname.n", "keys.new"),
+            ("keyname.t", "keys.tutorial"),
             ("keyname.r", "keys.refresh"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
