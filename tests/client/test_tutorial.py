@@ -1,7 +1,8 @@
 """The tutorial (``tulips learn``, and ``t`` in the lobby): a whole tutorial
 match played through the app against a real server, every step shown once,
 in order of need, naming its rule and pointing to ``?``, fitting the screen
-at 80×24 and at 40 columns, in English, German and Spanish."""
+at 80×24 and at 40 columns, in English, German and Spanish; the lobby's
+entry, and the command line."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ from textual.pilot import Pilot
 
 from client.tui import i18n
 from client.tui.app import Plan, QuickMatch, TulipsApp
+from client.tui.cli import main
 from client.tui.screens.final import FinalScreen
+from client.tui.screens.lobby import LobbyScreen
 from client.tui.screens.tutorial import TutorialScreen
 from client.tui.tutorial import STEPS, Step
 from client.tui.widgets.actions import ActionsPanel
 
 from .conftest import Running
-from .driver import TURN_KEYS
+from .driver import TURN_KEYS, until
 from .screens import screen_text
+from .test_touch import tap
 
 #: Where each language's notes send the player for more: the help key.
 _HELP = "?"
@@ -98,8 +102,7 @@ async def test_a_whole_tutorial_shows_every_step_once_in_order(
         assert [step.key for step, _ in notes] == [key for key, _ in STEPS]
         for step, text in notes:
             assert (
-                i18n.t("tutorial.title", number=step.number, steps=len(STEPS), rule=step.rule)
-                in text
+                i18n.t("tutorial.title", step=step.number, steps=len(STEPS), rule=step.rule) in text
             )
             assert step.rule.split(" ")[0] in text and _HELP in text
         opening = notes[0][0].field_map()
@@ -113,3 +116,68 @@ async def test_a_whole_tutorial_shows_every_step_once_in_order(
             2,
         )
         assert isinstance(app.screen, FinalScreen)
+
+
+async def test_t_in_the_lobby_starts_a_tutorial_on_the_server_connected_to(
+    server: Running,
+) -> None:
+    """The lobby names the tutorial; t creates one there: the first note, the
+    opening's (R11), over the fixed deal's table, and a click goes on."""
+    app = TulipsApp(Plan(name="Bea", url=server.url), reveal_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+        assert i18n.t("lobby.learn") in screen_text(app)
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TutorialScreen), what="the first note")
+        summary = app.follow.summary
+        assert summary is not None and summary.tutorial and app.follow.seat == 0
+        note = app.screen
+        assert isinstance(note, TutorialScreen) and note.step.key == "opening"
+        assert "R11" in _check_note(app, note)
+        await pilot.click("#tutorial-text")  # a click goes on, as Enter does
+        await until(pilot, lambda: app.screen is app.table_screen, what="the table")
+        assert [step.key for step in app.tutorial.done] == ["opening"]
+
+
+async def test_a_phone_taps_learn_in_the_lobby_and_goes_on_with_a_tap(server: Running) -> None:
+    """At 40 columns the lobby's learn button starts it, and the note's button goes on."""
+    app = TulipsApp(Plan(name="Bea", url=server.url), reveal_delay=0)
+    async with app.run_test(size=(40, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+        assert app.screen.has_class("-narrow")
+        await tap(pilot, i18n.t("keys.tutorial"))
+        await until(pilot, lambda: isinstance(app.screen, TutorialScreen), what="the first note")
+        await tap(pilot, i18n.t("tutorial.next_button"))
+        await until(pilot, lambda: app.screen is app.table_screen, what="the table")
+
+
+async def test_an_ordinary_match_shows_no_notes(server: Running) -> None:
+    """Only a match the server calls a tutorial is explained."""
+    app = TulipsApp(
+        Plan(name="Ada", url=server.url, quick=QuickMatch(players=3, strength="easy")),
+        reveal_delay=0,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(
+            pilot, lambda: app.table_screen.view is not None and app.follow.state is not None
+        )
+        await until(pilot, lambda: app.follow.last_prompt is not None, what="the opening prompt")
+        await pilot.pause()
+        assert app.screen is app.table_screen and app.tutorial.current is None
+
+
+def test_learn_help_and_a_wrong_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tulips learn --help` says what it does; a flag it does not take is one clear error."""
+    with pytest.raises(SystemExit) as done:
+        main(["learn", "--help", "--lang", "en"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "usage: tulips learn" in out and "tutorial" in out and "--name" in out
+    with pytest.raises(SystemExit) as done:
+        main(["learn", "--players", "3"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --players 3" in err and "usage: tulips" in err
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert "learn" in capsys.readouterr().out

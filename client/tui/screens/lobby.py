@@ -117,6 +117,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="lobby-info")
+        yield Static(id="lobby-learn")
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
         yield KeyButtons(id="lobby-keys")
@@ -186,6 +187,8 @@ class LobbyScreen(Screen[None]):
         empty.display = not rows
         narrow = self.has_class("-narrow")  # a phone: its buttons are tapped, not keys pressed
         empty.update(Text(t("lobby.empty_touch" if narrow else "lobby.empty"), style="italic"))
+        learn = t("lobby.learn_touch" if narrow else "lobby.learn")
+        self.query_one("#lobby-learn", Static).update(Text(learn, style="dim italic"))
         self._show_keys()
 
     def _show_keys(self) -> None:
@@ -196,13 +199,12 @@ class LobbyScreen(Screen[None]):
             ("keyname.enter", "keys.join"),
             ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
             ("keyname.n", "keys.new"),
-            ("keyname.t", "keys.tutorial"),
             ("keyname.r", "keys.refresh"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
-        self.query_one(KeyBar).keys = keys
-        self.query_one(KeyButtons).keys = keys
+        self.query_one(KeyBar).keys = keys  # t, the tutorial, has its own line (#lobby-learn)
+        self.query_one(KeyButtons).keys = (*keys[:3], ("keyname.t", "keys.tutorial"), *keys[3:])
 
     def on_data_table_row_highlighted(self) -> None:
         """The cursor moved: the key bar follows the match under it."""

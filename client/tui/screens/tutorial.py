@@ -59,7 +59,7 @@ def step_text(step: Step) -> Text:
 
 def step_title(step: Step) -> str:
     """``Tutorial 3/12 · R14``."""
-    return t("tutorial.title", number=step.number, steps=len(STEPS), rule=step.rule)
+    return t("tutorial.title", step=step.number, steps=len(STEPS), rule=step.rule)
 
 
 class TutorialScreen(ModalScreen[None]):
@@ -80,8 +80,10 @@ class TutorialScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tutorial-note"):
             yield Static(step_text(self.step), id="tutorial-text")
-            # a click anywhere goes on (on_click): the button is there to be seen and tapped
-            yield TouchButton(t("tutorial.next_button"), id="tutorial-go")
+            # a phone's button; elsewhere a click anywhere goes on (on_click)
+            yield TouchButton(
+                t("tutorial.next_button"), action="app.tutorial_next", id="tutorial-go"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#tutorial-note").border_title = step_title(self.step)
@@ -94,6 +96,7 @@ class TutorialScreen(ModalScreen[None]):
             self.query_one("#tutorial-note").border_title = step_title(step)
 
     async def on_click(self, event: events.Click) -> None:
-        """A click or tap (on the note, its button, or beside it) goes on, as Enter does."""
+        """A click or tap on the note, or beside it, goes on, as Enter does (its
+        button goes on by its own action: a button keeps its clicks)."""
         event.stop()
         await self.app.run_action("app.tutorial_next")
