@@ -15,7 +15,9 @@ STATE = SNAPSHOT_4P.state
 NAMES = {0: "Ada", 1: "Bot 2", 2: "Bot 3", 3: "Bot 4"}
 
 
-def _first_card(drawn: wire.Card, rankings: wire.Ranking) -> tuple[wire.Prompt, wire.State]:
+def _first_card(
+    drawn: wire.Card, rankings: tuple[wire.Colour, ...]
+) -> tuple[wire.Prompt, wire.State]:
     """A turn's first card ``drawn``, its face-up add making ``rankings``."""
     state = msgspec.structs.replace(STATE, used=None, drawn=drawn)
     prompt = msgspec.structs.replace(
