@@ -1,11 +1,11 @@
-# The two quick-start commands: `make play` and `make test`.
+# The quick-start commands: `make play`, `make learn` and `make test`.
 # Each creates .venv and installs the project with its [dev] extra when needed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test slow lint typecheck contracts unit bench clean
+.PHONY: play learn test slow lint typecheck contracts unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 
 play: $(STAMP)
 	$(BIN)/tulips play
+
+learn: $(STAMP)
+	$(BIN)/tulips learn
 
 test: lint typecheck contracts unit
 
