@@ -595,6 +595,8 @@ class TulipsApp(App[int]):
     def _tick(self) -> None:
         if self.follow.signals.ticking and self.is_running:  # not while the screens close
             self._render_table()
+        # a step that came while a page was up (the help, a dialog) shows once it closes
+        self._show_tutorial()
 
     # -- rendering -----------------------------------------------------------------------
 

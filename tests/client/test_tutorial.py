@@ -17,6 +17,7 @@ from client.tui import i18n
 from client.tui.app import Plan, QuickMatch, TulipsApp
 from client.tui.cli import main
 from client.tui.screens.final import FinalScreen
+from client.tui.screens.help import HelpScreen
 from client.tui.screens.lobby import LobbyScreen
 from client.tui.screens.tutorial import TutorialScreen
 from client.tui.tutorial import STEPS, Step
@@ -116,6 +117,16 @@ async def test_a_whole_tutorial_shows_every_step_once_in_order(
             2,
         )
         assert isinstance(app.screen, FinalScreen)
+        if size == (80, 24) and lang == "en":  # a: the tutorial again, explained again
+            first = app.follow.match_id
+            await pilot.press("a")
+            await until(
+                pilot,
+                lambda: app.follow.match_id != first and isinstance(app.screen, TutorialScreen),
+                what="the tutorial again",
+            )
+            assert app.tutorial.current is not None and app.tutorial.current.key == "opening"
+            assert app.tutorial.current.field_map()["card"] == "purple-2"  # the same deal
 
 
 async def test_t_in_the_lobby_starts_a_tutorial_on_the_server_connected_to(
@@ -134,6 +145,10 @@ async def test_t_in_the_lobby_starts_a_tutorial_on_the_server_connected_to(
         note = app.screen
         assert isinstance(note, TutorialScreen) and note.step.key == "opening"
         assert "R11" in _check_note(app, note)
+        await pilot.press("question_mark")  # ? over the note: the rules in brief
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is note, what="the note again")
         await pilot.click("#tutorial-text")  # a click goes on, as Enter does
         await until(pilot, lambda: app.screen is app.table_screen, what="the table")
         assert [step.key for step in app.tutorial.done] == ["opening"]

@@ -71,6 +71,7 @@ class TutorialScreen(ModalScreen[None]):
         Binding("space", "app.tutorial_next", show=False),
         Binding("right", "app.tutorial_next", show=False),
         Binding("escape", "app.tutorial_next", show=False),
+        Binding("question_mark", "app.help", show=False),  # a modal page keeps the app's keys
     ]
 
     def __init__(self, step: Step) -> None:
