@@ -206,6 +206,11 @@ class Lobby:
         shown = self._announced
         return [actor.info for actor in self.matches.values() if actor.id in shown]
 
+    def listed(self) -> list[MatchInfo]:
+        """The matches ``list_matches`` shows: every one but the tutorials (their
+        creators' alone)."""
+        return [info for info in self.infos() if not info.settings.tutorial]
+
     def home_of(self, player: Player) -> MatchActor | None:
         """The newest match in which ``player`` holds a seat they have not left:
         where a reconnecting player is put back."""
@@ -601,8 +606,7 @@ class Lobby:
         """Open, running and recently finished matches; until the peer enters a
         match, it also receives every ``match_update`` (the lobby stays live)."""
         self._browsers.add(peer.id)
-        shown = [info for info in self.infos() if not info.settings.tutorial]
-        listed = sorted(shown, key=lambda info: info.created, reverse=True)
+        listed = sorted(self.listed(), key=lambda info: info.created, reverse=True)
         summaries = tuple(info.summary for info in listed[:MAX_MATCHES_LISTED])
         self._reply(peer, wire.MatchList(id=message.id, matches=summaries))
 

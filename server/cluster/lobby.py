@@ -198,7 +198,7 @@ class ClusterLobby(Lobby):
     def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
         """Every node's matches, newest first (this node's as they are now)."""
         self._browsers.add(peer.id)
-        listed = [(info.created, info.summary) for info in self.infos()]
+        listed = [(info.created, info.summary) for info in self.listed()]
         listed += self.node.listed()
         listed.sort(key=lambda pair: pair[0], reverse=True)
         summaries = tuple(summary for _, summary in listed[:MAX_MATCHES_LISTED])

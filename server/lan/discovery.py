@@ -105,7 +105,7 @@ def lobby_announcement(
         if match.status is Status.FINISHED:
             continue
         count += 1
-        if match.status is Status.OPEN:
+        if match.status is Status.OPEN and not match.settings.tutorial:  # never listed
             open_matches += 1
             if match.settings.join_code is None:
                 open_seats += match.free_seats

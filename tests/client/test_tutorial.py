@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from client.localserver import LocalServer
 from client.tui import i18n
 from client.tui.app import Plan, QuickMatch, TulipsApp
 from client.tui.cli import main
@@ -196,3 +197,20 @@ def test_learn_help_and_a_wrong_flag(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert "learn" in capsys.readouterr().out
+
+
+async def test_tulips_learn_starts_a_local_server_and_its_tutorial() -> None:
+    """`tulips learn`'s plan: a local server of its own (a subprocess), a tutorial on it,
+    the first note over the fixed deal."""
+    local = LocalServer(bot_delay=0)
+    app = TulipsApp(Plan(name="Ada", local=local, quick=QuickMatch(tutorial=True)), reveal_delay=0)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(
+                pilot, lambda: isinstance(app.screen, TutorialScreen), 30.0, "the first note"
+            )
+            step = app.tutorial.current
+            assert step is not None and step.key == "opening"
+            assert (step.field_map()["card"], step.field_map()["card2"]) == ("purple-2", "orange-3")
+    finally:
+        local.stop()

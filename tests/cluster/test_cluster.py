@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 import protocol as wire
-from client.sdk import ConnectionLost, Session
+from client.sdk import ConnectionLost, RequestError, Session
 
 from .helpers import ROOT, NodeProcess, cluster, eventually, needs_redis
 
@@ -265,3 +265,27 @@ async def test_a_match_that_leaves_the_lobby_is_removed_on_every_node(
         assert await _listed(browser, match) is None
     finally:
         await asyncio.gather(host.close(), browser.close())
+
+
+async def test_a_tutorial_is_listed_on_no_node_and_refused_to_others(
+    nodes: list[NodeProcess],
+) -> None:
+    """A tutorial on node 3 is never listed, there or elsewhere (an ordinary match made
+    after it is), and another player's join, redirected there, finds no such match."""
+    host = await _session(nodes[2].url, "Learner")
+    guest = await _session(nodes[0].url, "Guest")
+    try:
+        bots = [(1, "medium"), (2, "medium")]
+        tutorial = (await host.create_match(name="t", seats=3, bots=bots, tutorial=True)).match
+        await host.start()  # running: in the directory, so that its creator finds it anywhere
+        ordinary = (await host.create_match(name="o", seats=2)).match
+        await eventually(
+            lambda: _listed(guest, ordinary), "the match reaches node 1", CONSISTENT_WITHIN * 5
+        )
+        assert await _listed(guest, tutorial) is None
+        assert await _listed(host, tutorial) is None
+        with pytest.raises(RequestError) as refused:
+            await guest.join(tutorial)
+        assert refused.value.code == "no_such_match"
+    finally:
+        await asyncio.gather(host.close(), guest.close())
