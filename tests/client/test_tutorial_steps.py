@@ -4,9 +4,12 @@ bouquets (R21) or explained in general."""
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 import protocol as wire
+from client.tui.i18n import LANGUAGES, set_language, t
 from client.tui.screens.tutorial import step_text
 from client.tui.tutorial import STEPS, Tutorial, tie_breaker
 from protocol.examples import PROMPT_4P, SCORING_3P, SNAPSHOT_4P
@@ -128,3 +131,13 @@ def test_every_step_names_its_rule() -> None:
     """Each step of the list names one or more rules, R-numbers."""
     for key, rule in STEPS:
         assert all(part.startswith("R") and part[1:].isdigit() for part in rule.split(" · ")), key
+
+
+def test_the_rules_in_brief_name_every_rule_a_note_names() -> None:
+    """A note points to ?: the page it opens names each of the note's rules, in every language."""
+    for lang in LANGUAGES:
+        set_language(lang)
+        page = t("help.rules", keep="0/0/1/2", reveal=5)
+        for key, rule in STEPS:
+            for number in rule.split(" · "):
+                assert re.search(rf"\b{number}\b", page), (lang, key, number)
