@@ -17,6 +17,7 @@ from client.localserver import LocalServer
 from client.tui import i18n
 from client.tui.app import Plan, QuickMatch, TulipsApp
 from client.tui.cli import main
+from client.tui.screens.dialogs import ConfirmQuitScreen
 from client.tui.screens.final import FinalScreen
 from client.tui.screens.help import HelpScreen
 from client.tui.screens.lobby import LobbyScreen
@@ -150,6 +151,10 @@ async def test_t_in_the_lobby_starts_a_tutorial_on_the_server_connected_to(
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is note, what="the note again")
+        await pilot.press("q")  # q asks, as at the table; no: the note again
+        await until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), what="the question")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is note, what="the note after the question")
         await pilot.click("#tutorial-text")  # a click goes on, as Enter does
         await until(pilot, lambda: app.screen is app.table_screen, what="the table")
         assert [step.key for step in app.tutorial.done] == ["opening"]

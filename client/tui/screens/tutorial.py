@@ -1,6 +1,7 @@
 """A tutorial's step on screen: a short note over the table (or the final
 scores), naming its rule, that the player goes on from with Enter, space,
-→ or a click/tap anywhere on it; ``?`` opens the rules in brief over it.
+→, Esc or a click/tap anywhere; ``?`` opens the rules in brief over it and
+``q`` quits (asking first, as at the table).
 
 The note stands at the bottom right, over the log, so the festival and the
 actions it talks about stay in sight at 80×24; from 40 to 79 columns (the
@@ -71,7 +72,9 @@ class TutorialScreen(ModalScreen[None]):
         Binding("space", "app.tutorial_next", show=False),
         Binding("right", "app.tutorial_next", show=False),
         Binding("escape", "app.tutorial_next", show=False),
-        Binding("question_mark", "app.help", show=False),  # a modal page keeps the app's keys
+        # a modal page keeps the app's keys from it: these two it lets through
+        Binding("question_mark", "app.help", show=False),
+        Binding("q", "app.ask_quit", show=False),
     ]
 
     def __init__(self, step: Step) -> None:
