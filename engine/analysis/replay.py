@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..record import MatchRecord
-from .evaluate import DEFAULT_DEALS
-from .report import MatchAnalysis, SeatAnalysis
+from ..errors import IllegalAction
+from ..match import Match
+from ..observation import observe
+from ..record import MatchRecord, RecordError
+from .evaluate import DEFAULT_DEALS, analyse_decision
+from .report import DecisionAnalysis, MatchAnalysis, SeatAnalysis
 
 __all__ = ["analyse_match", "analyse_seat"]
 
@@ -29,7 +32,22 @@ def analyse_seat(
     Raises :class:`~engine.record.RecordError` for a record that does not
     replay, and ValueError for a seat the match does not have.
     """
-    raise NotImplementedError
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < record.players:
+        raise ValueError(f"seat must be from 0 to {record.players - 1}, got {seat!r}")
+    if record.dealt:
+        raise RecordError("a match built from a chosen deal cannot be rebuilt from its seed")
+    match = Match.new(record.players, record.seed, record.ruleset, record.first_seat)
+    decisions = []
+    for index, (actor, action) in enumerate(record.actions):
+        if actor == seat and action in match.legal_actions(seat):
+            observation = observe(match, seat)
+            values = analyse_decision(observation, deals=deals, seed=f"{seed}:{index}")
+            decisions.append(DecisionAnalysis(index, seat, observation.turn, values, action))
+        try:
+            match.apply(actor, action)
+        except IllegalAction as exc:
+            raise RecordError(f"action {index} does not replay: {exc}") from None
+    return SeatAnalysis(seat, tuple(decisions))
 
 
 def analyse_match(
@@ -40,4 +58,6 @@ def analyse_match(
     seed: int = 0,
 ) -> MatchAnalysis:
     """:func:`analyse_seat` for each of ``seats`` (every seat by default)."""
-    raise NotImplementedError
+    chosen = range(record.players) if seats is None else sorted(set(seats))
+    analyses = tuple(analyse_seat(record, seat, deals=deals, seed=seed) for seat in chosen)
+    return MatchAnalysis(analyses, deals, seed)
