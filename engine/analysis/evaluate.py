@@ -37,14 +37,20 @@ from .rollout import Outcome, Scorer, expect_out, opening_choice, place, play_ou
 
 __all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision", "hint"]
 
-#: Deals sampled per decision of a post-game analysis, when not enumerated.
-DEFAULT_DEALS = 48
+#: Deals sampled per decision of a post-game analysis, when not enumerated: with
+#: 64 the noise of a loss (the standard deviation of the difference between two
+#: options' values, over seeds) is about 0.7 points, a third of
+#: :data:`~engine.analysis.report.INACCURACY`, and a 4-player match's 60
+#: decisions take some 15 CPU seconds (``python -m engine.lab.analysis``).
+DEFAULT_DEALS = 64
 #: Deals a hint samples: about the hard bot's thinking time per decision
 #: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`) on this project's machines.
 HINT_DEALS = 48
 #: The most distinct orders of the cards left to draw that a decision enumerates
-#: instead of sampling deals: every order of two cards (12 × 12), not of three.
-EXACT_SEQUENCES = 144
+#: instead of sampling deals: any one card (of 12), so the last turn's two
+#: decisions; two cards would cost seconds at 2 players, whose removed cards
+#: (R4) make the unseen pool large for the exact reveal.
+EXACT_SEQUENCES = 12
 #: Random reveals (R19) averaged at the end of each sampled deal.
 REVEALS = 8
 

@@ -46,16 +46,25 @@ __all__ = [
     "mark_for",
 ]
 
-#: A loss of at least this many expected points is an *inaccuracy*: about half a
-#: keeping point or a give's rank bonus, more than the analysis's own noise.
-INACCURACY = 1.0
-#: A loss of at least this many expected points is a *mistake*: about a give of a
-#: card at a poorer rank, or a majority's second place thrown away at 3rd (R30).
-MISTAKE = 3.0
-#: A loss of at least this many expected points is a *blunder*: about the gap
-#: between a 1st and a 2nd majority place (15 and 10, R30), or a card given away
-#: for nothing.
-BLUNDER = 6.0
+# The thresholds come from the score scale of a 4-player match between medium
+# bots (40 matches): final points average 44 (standard deviation 7), the winner
+# leads the runner-up by a median 3.5 points, and along one decision's options
+# a point of expected score is worth 3 to 5 points of win chance in a hundred.
+# As Lichess names a drop of 10, 20 and 30 in a hundred of win chance, these
+# name a loss of about that much; and the smallest is about three times the
+# noise of a sampled loss at DEFAULT_DEALS (engine.analysis.evaluate).
+
+#: A loss of at least this many expected points is an *inaccuracy*: some 8 in a
+#: hundred of win chance, a give's rank bonus and more (R15, R30).
+INACCURACY = 2.0
+#: A loss of at least this many expected points is a *mistake*: more than the
+#: median lead of a winner over the runner-up (3.5 points): enough to turn a
+#: typical win into a loss.
+MISTAKE = 4.0
+#: A loss of at least this many expected points is a *blunder*: more than a
+#: standard deviation of final points (7), some 30 in a hundred of win chance;
+#: as much as a 1st majority lost for a 3rd place (R20, R30).
+BLUNDER = 8.0
 
 Mark = Literal["inaccuracy", "mistake", "blunder"]
 #: The marks, mildest first, with the least loss that earns each.
@@ -159,10 +168,6 @@ class OptionValue:
             raise AnalysisDataError(f"win_chance must be from 0 to 1, got {win!r}")
         return cls(_action(data, "action"), _float(data, "expected_points"), win)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # through plain data, so that the actions come back as the engine's shared ones
-        return (type(self).from_data, (self.to_data(),))
-
 
 def _best(options: Sequence[OptionValue]) -> OptionValue:
     """The option with the most expected points, the first such in legal order."""
@@ -216,9 +221,6 @@ class DecisionValues:
         if not options:
             raise AnalysisDataError("options must not be empty")
         return cls(options, _bool(data, "exact"), _int(data, "deals"))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_data, (self.to_data(),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,9 +298,6 @@ class DecisionAnalysis:
         except ValueError as exc:
             raise AnalysisDataError(str(exc)) from None
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_data, (self.to_data(),))
-
 
 @dataclass(frozen=True, slots=True)
 class SeatAnalysis:
@@ -364,9 +363,6 @@ class SeatAnalysis:
             raise AnalysisDataError(f"every decision of seat {seat}'s analysis must be its own")
         return cls(seat, decisions)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_data, (self.to_data(),))
-
 
 @dataclass(frozen=True, slots=True)
 class MatchAnalysis:
@@ -396,6 +392,3 @@ class MatchAnalysis:
         """Read what :meth:`to_data` wrote."""
         seats = tuple(SeatAnalysis.from_data(s) for s in _list(data, "seats"))
         return cls(seats, _int(data, "deals"), _int(data, "seed"))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_data, (self.to_data(),))
