@@ -82,7 +82,8 @@ class Timing:
 
     decisions: tuple[float, ...]  #: each decision of every seat, in the order analysed
     exact: int  #: decisions whose values were enumerated exactly
-    hint_slowest: float  #: the slowest decision analysed with HINT_DEALS deals
+    hint_slowest: float  #: the slowest decision analysed with a hint's deals
+    hint_deals: int
 
     @property
     def total(self) -> float:
@@ -90,10 +91,13 @@ class Timing:
         return sum(self.decisions)
 
 
-def time_match(record: MatchRecord, deals: int, *, seed: int = 0) -> Timing:
+def time_match(
+    record: MatchRecord, deals: int, *, seed: int = 0, hint_deals: int = HINT_DEALS
+) -> Timing:
     """Analyse every decision of every seat of ``record`` as
     :func:`engine.analysis.analyse_seat` does, each one timed; and each with
-    :data:`~engine.analysis.HINT_DEALS` deals too, for the slowest hint."""
+    ``hint_deals`` deals too (a hint's, :data:`~engine.analysis.HINT_DEALS`),
+    for the slowest hint."""
     match = Match.new(record.players, record.seed, record.ruleset, record.first_seat)
     clock = time.process_time
     spent: list[float] = []
@@ -106,10 +110,10 @@ def time_match(record: MatchRecord, deals: int, *, seed: int = 0) -> Timing:
         spent.append(clock() - start)
         exact += values.exact
         start = clock()
-        analyse_decision(observation, deals=HINT_DEALS, seed=f"{seed}:{index}")
+        analyse_decision(observation, deals=hint_deals, seed=f"{seed}:{index}")
         hint_slowest = max(hint_slowest, clock() - start)
         match.apply(seat, action)
-    return Timing(tuple(spent), exact, hint_slowest)
+    return Timing(tuple(spent), exact, hint_slowest, hint_deals)
 
 
 @dataclass(slots=True)
@@ -249,7 +253,7 @@ def format_timing(timing: Timing, deals: int) -> str:
         f"{deals} deals each ({timing.exact} enumerated exactly)\n"
         f"  {timing.total:.1f} CPU s in all; per decision {1000 * timing.total / len(spent):.0f}"
         f" ms on average, {1000 * max(spent):.0f} ms at most\n"
-        f"  a hint ({HINT_DEALS} deals): {1000 * timing.hint_slowest:.0f} ms at most"
+        f"  a hint ({timing.hint_deals} deals): {1000 * timing.hint_slowest:.0f} ms at most"
     )
 
 

@@ -48,7 +48,11 @@ from engine.analysis import (
     hint,
     mark_for,
 )
+from engine.bots.inference import medium_choices
 from engine.bots.policies import medium_policy
+from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
+from engine.lab.analysis import STRENGTHS, format_timing, seating, time_match
+from engine.lab.analysis import main as lab_main
 from engine.match import climb
 from engine.record import MatchRecord
 from engine.scoring import action_points, final_scoring
@@ -57,6 +61,13 @@ from .test_bots import Deal
 
 #: few deals keep the tests quick; the figures come from engine.lab.analysis
 DEALS = 6
+#: a Table's code for each kind of action
+HOW = {
+    ActionKind.KEEP: KEEP,
+    ActionKind.GIVE: GIVE,
+    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
+    ActionKind.ADD_SECRET: ADD_SECRET,
+}
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -240,6 +251,51 @@ def test_r18_r23_last_card_values_are_the_exact_expectations(
         assert option.win_chance == pytest.approx(share, abs=1e-9)
 
 
+def last_turn(match: Match) -> bool:
+    """The active seat holds the first card of the last turn: one card is left (R13, R18)."""
+    if match.phase is not Phase.TURN:
+        return False
+    observation = observe(match, match.to_act[0])
+    return observation.deck_count == 1 and observation.used is None
+
+
+@pytest.mark.parametrize(
+    ("players", "seed"), [(2, 4), (3, 5), pytest.param(4, 6, marks=pytest.mark.slow)]
+)
+def test_r13_r18_last_turn_values_are_the_exact_expectations(players: int, seed: int) -> None:
+    """On the last turn's first card the analysis enumerates the card left to
+    draw too: each option's value is the mean, over every unseen card that
+    could be drawn next (each copy equally likely, R26), of the brute-force
+    value of the second card placed as the medium bot places it (its ties
+    shared out), the engine playing the first card (R13–R17)."""
+    match = Match.new(players, seed, dataclasses.replace(DEFAULT_RULESET, reveal_size=2))
+    play_until(match, random.Random(seed), last_turn)
+    viewer = match.to_act[0]
+    observation = observe(match, viewer)
+    values = analyse_decision(observation, deals=DEALS, seed=0)
+    assert values.exact
+    nexts = unseen_by(observation)
+    for option in values.options:
+        points = share = 0.0
+        for drawn in nexts:
+            world = match.clone()
+            world._deck[-1] = drawn  # the card left to draw, as this arrangement has it
+            world.apply(viewer, option.action)
+            last = observe(world, viewer)
+            assert last.drawn is drawn and last.deck_count == 0
+            table = Table.from_observation(last)
+            chosen = medium_choices(table, viewer, card_index(drawn), last.used)
+            for how, to in chosen:
+                action = next(
+                    a for a in last.legal_actions if (HOW[a.kind], a.to_seat) == (how, to)
+                )
+                p, s = brute_force(last, action)
+                points += p / len(chosen) / len(nexts)
+                share += s / len(chosen) / len(nexts)
+        assert option.expected_points == pytest.approx(points, abs=1e-9)
+        assert option.win_chance == pytest.approx(share, abs=1e-9)
+
+
 def test_the_last_turns_are_enumerated_and_the_rest_sampled() -> None:
     """A decision is exact when every order of the cards left to draw can be
     enumerated (the last turn's two cards); every other decision, the opening
@@ -403,3 +459,41 @@ def test_analysis_refuses_what_it_cannot_do() -> None:
         analyse_decision(observe(match, active), deals=0)
     with pytest.raises(ValueError, match="seat must be"):
         analyse_seat(MatchRecord.of(match), 3)
+
+
+# -- the lab command ------------------------------------------------------------------------
+
+
+def test_lab_seats_every_strength_against_the_others() -> None:
+    """Every match seats each strength at least once; over twelve matches each
+    strength sits in every seat."""
+    seatings = [seating(i) for i in range(12)]
+    for bots in seatings:
+        assert len(bots) == 4 and set(bots) == set(STRENGTHS)
+    for name in STRENGTHS:
+        for seat in range(4):
+            assert any(bots[seat] == name for bots in seatings)
+
+
+def test_lab_times_every_decision_of_a_match() -> None:
+    """The timing analyses every decision of every seat, the last turn's exactly."""
+    record = medium_record(2, 3)
+    timing = time_match(record, 1, hint_deals=1)
+    assert len(timing.decisions) == len(record.actions)
+    assert timing.exact == 2
+    assert timing.total > 0 and timing.hint_slowest > 0
+    assert "decisions" in format_timing(timing, 1)
+
+
+def test_lab_main_prints_the_strengths(capsys: pytest.CaptureFixture[str]) -> None:
+    """The lab command prints a row per strength with its mean loss."""
+    assert (
+        lab_main(["--matches", "1", "--deals", "1", "--hard-simulations", "1", "--skip-timing"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "mean loss" in out
+    for name in STRENGTHS:
+        assert f"\n{name} " in out
+    with pytest.raises(SystemExit):
+        lab_main(["--deals", "0"])
