@@ -97,8 +97,10 @@ def hint(observation: Observation, *, seed: int | str = 0) -> DecisionValues:
 def _values(
     legal: tuple[Action, ...], sums: list[Outcome], count: float
 ) -> tuple[OptionValue, ...]:
+    """The options' means, rounded to nine places: options whose outcomes are the
+    same come out equal, not a rounding error apart, so choosing either loses 0."""
     return tuple(
-        OptionValue(action, points / count, min(1.0, max(0.0, share / count)))
+        OptionValue(action, round(points / count, 9), min(1.0, max(0.0, round(share / count, 9))))
         for action, (points, share) in zip(legal, sums, strict=True)
     )
 
