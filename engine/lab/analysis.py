@@ -81,8 +81,8 @@ class Timing:
     """What analysing one match cost, in CPU seconds."""
 
     decisions: tuple[float, ...]  #: each decision of every seat, in the order analysed
-    exact: int  #: decisions whose values were enumerated exactly
-    hint_slowest: float  #: the slowest decision analysed with a hint's deals
+    exact: tuple[float, ...]  #: those of the decisions whose values were enumerated exactly
+    hint_slowest: float  #: the slowest sampled decision analysed with a hint's deals
     hint_deals: int
 
     @property
@@ -101,19 +101,21 @@ def time_match(
     match = Match.new(record.players, record.seed, record.ruleset, record.first_seat)
     clock = time.process_time
     spent: list[float] = []
-    exact = 0
+    exact: list[float] = []
     hint_slowest = 0.0
     for index, (seat, action) in enumerate(record.actions):
         observation = observe(match, seat)
         start = clock()
         values = analyse_decision(observation, deals=deals, seed=f"{seed}:{index}")
         spent.append(clock() - start)
-        exact += values.exact
-        start = clock()
-        analyse_decision(observation, deals=hint_deals, seed=f"{seed}:{index}")
-        hint_slowest = max(hint_slowest, clock() - start)
+        if values.exact:  # the same enumeration whatever the deal count
+            exact.append(spent[-1])
+        else:
+            start = clock()
+            analyse_decision(observation, deals=hint_deals, seed=f"{seed}:{index}")
+            hint_slowest = max(hint_slowest, clock() - start)
         match.apply(seat, action)
-    return Timing(tuple(spent), exact, hint_slowest, hint_deals)
+    return Timing(tuple(spent), tuple(exact), hint_slowest, hint_deals)
 
 
 @dataclass(slots=True)
@@ -248,12 +250,15 @@ def format_strengths(stats: dict[str, StrengthStats], matches: int) -> str:
 def format_timing(timing: Timing, deals: int) -> str:
     """The cost of one match's analysis as text."""
     spent = timing.decisions
+    exact = f", {1000 * max(timing.exact):.0f} ms at most" if timing.exact else ""
     return (
-        f"analysis of one 4-player match, all four seats: {len(spent)} decisions, "
-        f"{deals} deals each ({timing.exact} enumerated exactly)\n"
+        f"analysis of one 4-player match, all four seats: {len(spent)} decisions,"
+        f" {deals} deals each\n"
         f"  {timing.total:.1f} CPU s in all; per decision {1000 * timing.total / len(spent):.0f}"
         f" ms on average, {1000 * max(spent):.0f} ms at most\n"
-        f"  a hint ({timing.hint_deals} deals): {1000 * timing.hint_slowest:.0f} ms at most"
+        f"  the last turn enumerated exactly: {len(timing.exact)} decisions{exact}\n"
+        f"  a hint ({timing.hint_deals} deals) elsewhere:"
+        f" {1000 * timing.hint_slowest:.0f} ms at most"
     )
 
 
