@@ -44,10 +44,11 @@ __all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision",
 #: decisions take some 15 CPU seconds (``python -m engine.lab.analysis``).
 DEFAULT_DEALS = 64
 #: Deals a hint samples: about the hard bot's thinking time per decision
-#: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`, 300 ms): some 250 ms early in a
-#: 4-player match, when the most cards are left to play out, less later; the last
-#: turn, enumerated exactly whatever the deal count, takes up to about half a second.
-HINT_DEALS = 32
+#: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`, 300 ms) at most, reached early
+#: in a 4-player match, when the most cards are left to play out; less later. The
+#: last turn is enumerated exactly whatever the deal count, in up to about half a
+#: second (``python -m engine.lab.analysis`` measures both).
+HINT_DEALS = 24
 #: The most distinct orders of the cards left to draw that a decision enumerates
 #: instead of sampling deals: any one card (of 12), so the last turn's two
 #: decisions; two cards would cost seconds at 2 players, whose removed cards
