@@ -3,13 +3,12 @@ expected final points and chance to win, over deals of the cards that seat
 cannot see (R24–R26).
 
 How an option is valued: the cards the viewer has not seen are dealt to the
-places it cannot see (the deck, the removed cards, others' opening hands),
-uniformly, as :class:`~engine.bots.determinize.Determiniser` deals them; the
-option is played, then every seat plays on to the end as the medium bot
+places it cannot see (the deck, the removed cards, the secret cards others
+hid, others' opening hands), uniformly, as
+:class:`~engine.bots.determinize.Determiniser` deals them; the option is
+played, then every seat plays on to the end as the medium bot
 (:mod:`engine.analysis.rollout` says why), and the viewer's final points and
-share of the victory are averaged, the reveal (R19) taken exactly
-(:mod:`engine.analysis.reveal`), with the cards others put face down unseen
-drawn from the unseen ones.
+share of the victory after a few random reveals (R19) are averaged.
 
 * Every option is played on the same deals with the same tie-breaking
   generators (common random numbers), so the luck of the deal cancels out of
@@ -17,8 +16,10 @@ drawn from the unseen ones.
 * The deals come from a generator seeded with ``seed`` only, so equal
   observations get equal values, whatever the hidden cards really are.
 * When few cards are left to draw (at most :data:`EXACT_SEQUENCES` distinct
-  orders of them), every order is enumerated with its chance, and every tie
-  of the medium bot followed with its share: the values are then the exact
+  orders of them: the last turn), every order is enumerated with its chance,
+  every tie of the medium bot followed with its share, and the reveal taken
+  card by card with the secret cards others hid drawn from the unseen ones
+  (:mod:`engine.analysis.reveal`): the values are then the exact
   expectations under that continuation, and marked so.
 """
 

@@ -13,10 +13,11 @@ bot: it sees what a card scores at once and the majorities it may swing
 (R14–R22), like a sensible player; it costs tens of microseconds a card,
 where the hard bot thinks for a third of a second.
 
-At the end (R18), :mod:`engine.analysis.reveal` gives the chance of each
-order of the colours that score after the reveal (R19), and :class:`Scorer`
-turns that into the viewer's expected final points (R20–R22) and share of
-the victory (R23).
+At the end (R18), :class:`Scorer` turns the reveal (R19) into the viewer's
+expected final points (R20–R22) and share of the victory (R23): exactly for
+an enumerated world (:meth:`Scorer.score`, with :mod:`engine.analysis.reveal`),
+as a mean over a few random reveals for a sampled deal (:meth:`Scorer.sample`),
+whose own luck is small beside the deal's.
 """
 
 from __future__ import annotations
