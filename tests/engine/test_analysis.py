@@ -48,6 +48,7 @@ from engine.analysis import (
     hint,
     mark_for,
 )
+from engine.analysis.reveal import reveal_rankings
 from engine.bots.inference import medium_choices
 from engine.bots.policies import medium_policy
 from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
@@ -294,6 +295,30 @@ def test_r13_r18_last_turn_values_are_the_exact_expectations(players: int, seed:
                 share += s / len(chosen) / len(nexts)
         assert option.expected_points == pytest.approx(points, abs=1e-9)
         assert option.win_chance == pytest.approx(share, abs=1e-9)
+
+
+def test_r8_r19_reveal_chances_by_hand() -> None:
+    """R19 turns one of two secret cards over, each with chance 1/2: blue 2 lifts
+    blue from 8 to purple's 10, and a colour that ties goes above (R8); pink 3
+    joins the ranking 3rd. An unknown card drawn from the same two unseen ones
+    gives the same chances, and with several cards the chances add up to 1."""
+    blue2, pink3 = card_index(Card.parse("blue-2")), card_index(Card.parse("pink-3"))
+    totals, ranking = [10, 8, 0, 0], [0, 1]  # purple 10 1st, blue 8 2nd
+    known = [0] * 12
+    known[blue2] = known[pink3] = 1
+    assert reveal_rankings(totals, ranking, known, 0, [0] * 12, 1, 3) == {
+        (1, 0): 0.5,
+        (0, 1, 2): 0.5,
+    }
+    assert reveal_rankings(totals, ranking, [0] * 12, 1, known, 1, 3) == {
+        (1, 0): 0.5,
+        (0, 1, 2): 0.5,
+    }
+    pool = [2] * 12
+    chances = reveal_rankings(totals, ranking, known, 3, pool, 4, 3)
+    assert sum(chances.values()) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="unknown secret cards"):
+        reveal_rankings(totals, ranking, known, 3, [1] + [0] * 11, 4, 3)
 
 
 def test_the_last_turns_are_enumerated_and_the_rest_sampled() -> None:
