@@ -42,7 +42,7 @@ __all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision",
 #: 64 the noise of a loss (the standard deviation of the difference between two
 #: options' values, over seeds) is about 0.7 points, a third of
 #: :data:`~engine.analysis.report.INACCURACY`, and a 4-player match's 60
-#: decisions take some 15 CPU seconds (``python -m engine.lab.analysis``).
+#: decisions take 16 to 18 CPU seconds (``python -m engine.lab.analysis``).
 DEFAULT_DEALS = 64
 #: Deals a hint samples: about the hard bot's thinking time per decision
 #: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`, 300 ms) at most, reached early
