@@ -9,9 +9,9 @@ once (R14–R17).
 The modules at this level are the rules and nothing else: cards and actions,
 the ruleset (R30), the match, its events, the observation (the one door for
 hidden information, R24–R26), scoring and the match record. Built on them,
-and never imported by them: the bots in :mod:`engine.bots`, the
-command-line tools a player uses in :mod:`engine.tools`, and the measuring
-and training tools in :mod:`engine.lab`.
+and never imported by them: the bots in :mod:`engine.bots`, the post-game
+analysis in :mod:`engine.analysis`, the command-line tools a player uses in
+:mod:`engine.tools`, and the measuring and training tools in :mod:`engine.lab`.
 """
 
 from __future__ import annotations

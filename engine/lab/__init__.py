@@ -9,6 +9,9 @@ import the engine and its bots like any other user.
   loop is :mod:`engine.lab.playouts`.
 * ``python -m engine.lab.arena`` (:mod:`engine.lab.arena`) — bots play each
   other over many seeded matches; win rates with 95% intervals.
+* ``python -m engine.lab.analysis`` (:mod:`engine.lab.analysis`) — what the
+  post-game analysis costs per match, and the mean loss per decision it finds
+  for easy, medium and hard bots.
 * ``python -m engine.lab.train_value`` (:mod:`engine.lab.train_value`) —
   trains the lookahead bot's value network, ``engine/bots/value_net.json``.
 * ``python -m engine.lab.vectors`` (:mod:`engine.lab.vectors`) — writes the

@@ -19,6 +19,7 @@ SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text(enco
 ]["scripts"]
 #: ``python -m`` tools the README or PROTOCOL.md tell people to run.
 MODULE_TOOLS = {
+    "python -m engine.lab.analysis": "engine.lab.analysis:main",
     "python -m engine.lab.arena": "engine.lab.arena:main",
     "python -m engine.lab.bench": "engine.lab.bench:main",
     "python -m protocol.docs": "protocol.docs:main",
