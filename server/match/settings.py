@@ -36,6 +36,9 @@ class MatchSettings:
     first_seat: int | None = None
     #: R27: once finished, the match's seed and actions are published
     open_box: bool = False
+    #: its final ranking changes its players' ratings (decided at creation:
+    #: the host's choice, or :func:`server.ratings.model.default_rated`)
+    rated: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """The settings as plain JSON values: what storage keeps."""
@@ -47,6 +50,8 @@ class MatchSettings:
             "turn_timer": self.turn_timer,
             "first_seat": self.first_seat,
             "open_box": self.open_box,
+            # only when set, so that the settings of unrated matches read as before
+            **({"rated": True} if self.rated else {}),
         }
 
     @classmethod
@@ -68,10 +73,20 @@ class MatchSettings:
             turn_timer=_number(data, "turn_timer"),
             first_seat=_whole(data, "first_seat"),
             open_box=_flag(data, "open_box"),
+            rated=_flag(data, "rated"),
         )
 
 
-_FIELDS = {"name", "ruleset_name", "ruleset", "join_code", "turn_timer", "first_seat", "open_box"}
+_FIELDS = {
+    "name",
+    "ruleset_name",
+    "ruleset",
+    "join_code",
+    "turn_timer",
+    "first_seat",
+    "open_box",
+    "rated",
+}
 
 
 def _text(data: Mapping[str, Any], key: str, *, null: bool = False) -> Any:

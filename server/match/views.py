@@ -414,6 +414,7 @@ def summary(
         ruleset=settings.ruleset_name,
         turn_timer=settings.turn_timer,
         open_box=settings.open_box,
+        rated=settings.rated,
         seed_commitment=commitment,
         node=node,
         spectators=len(watching),
