@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.limits import MAX_NAME_LENGTH
 from protocol.version import add_version_flag
 
-from . import fdguard
+from . import fdguard, operator_tools
 from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
@@ -311,7 +311,12 @@ def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
-    before it starts (to install hooks: the fault-injecting test runner does)."""
+    before it starts (to install hooks: the fault-injecting test runner does).
+    ``tulips-server ratings …`` and ``tulips-server players …`` run the
+    operator's tools instead (:mod:`.operator_tools`)."""
+    words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in operator_tools.COMMANDS:
+        return operator_tools.main(words)
     config = parse_args(argv)
     if config.workers > 1 and config.worker is None:
         return supervise(config, sys.argv[1:] if argv is None else argv)

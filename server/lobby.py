@@ -48,6 +48,7 @@ from .match.settings import MatchSettings
 from .match.thinker import Thinker
 from .match.views import action_from_wire, match_removed_frame
 from .names import name_key, numbered, variants
+from .operator_tools import REMOVED_TOKEN
 from .peer import Peer
 from .ratelimit import Lockout
 from .ratings import cards
@@ -994,10 +995,6 @@ class Lobby:
 
     async def renamed(self, player: Player) -> None:
         """A player took a new name (a cluster tells its store)."""
-
-
-#: how a removed player's token column starts: no token hashes to it
-REMOVED_TOKEN = "removed:"
 
 
 def _error_in(outputs: list[Output]) -> str | None:

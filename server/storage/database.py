@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
 import queue
@@ -65,6 +66,7 @@ from .lockwait import LockWait
 
 __all__ = [
     "APPLICATION_ID",
+    "LOCK_NAME",
     "SCHEMA_VERSION",
     "MatchRow",
     "PlayerRow",
@@ -78,6 +80,9 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54554C50
 SCHEMA_VERSION = 6
 FILE_NAME = "tulips.sqlite3"
+#: the file a server holds a lock on while it uses the data directory, so that
+#: ``tulips-server ratings`` and ``players`` refuse to change it under it
+LOCK_NAME = "tulips.sqlite3.server-lock"
 #: KiB of page cache per SQLite connection (SQLite's default is 2,000)
 PAGE_CACHE_KIB = 512
 #: seconds opening the database waits for another process's lock
@@ -277,6 +282,7 @@ class Storage:
         self.locked: str | None = None
         self._thread: threading.Thread | None = None
         self._read: sqlite3.Connection | None = None
+        self._lock_file: Any = None
         #: guards ``_accepting`` and ``failed`` against the queue: a write is either
         #: queued before the writer's last look at the queue, or refused
         self._gate = threading.Lock()
@@ -327,9 +333,26 @@ class Storage:
                 " Move it away or choose another --data-dir."
             ) from None
         self._read = connection
+        self._hold_server_lock()
         self._accepting = True
         self._thread = threading.Thread(target=self._writer, name="tulips-storage", daemon=True)
         self._thread.start()
+
+    def _hold_server_lock(self) -> None:
+        """Hold a POSIX lock on :data:`LOCK_NAME` until closed: the operator's
+        tools see that a server uses this data directory. Not holding it (an
+        odd file system) is only logged."""
+        try:
+            self._lock_file = open(self.path.parent / LOCK_NAME, "a+b")  # noqa: SIM115
+            fcntl.lockf(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            log.warning("cannot lock %s (%s): the operator's tools will not see it", self.path, exc)
+
+    def _release_server_lock(self) -> None:
+        if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                self._lock_file.close()  # closing releases the lock
+            self._lock_file = None
 
     def _connect(self, lock_timeout: float) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -428,6 +451,7 @@ class Storage:
         if self._read is not None:
             self._read.close()
             self._read = None
+        self._release_server_lock()
 
     # -- the writer thread -------------------------------------------------------------
 

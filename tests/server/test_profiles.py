@@ -42,6 +42,7 @@ async def test_a_rated_match_against_bots_moves_both_ratings_and_is_in_history(
         assert isinstance(notice, wire.RatingsChanged)
         by_player = {change.player: change for change in notice.changes}
         assert set(by_player) == {ada.player_id, "bot_easy", "bot_hard"}
+        assert ada.player_id is not None
         mine = by_player[ada.player_id]
         assert mine.before.mu == pytest.approx(25.0) and mine.after.sigma < mine.before.sigma
         assert mine.after.ordinal == pytest.approx(mine.after.mu - 3 * mine.after.sigma, abs=1e-3)
@@ -157,13 +158,37 @@ async def test_a_second_device_links_with_a_one_time_code(running: Running) -> N
 
 async def test_wrong_link_codes_lock_the_address_out() -> None:
     """Guessing is slowed: after five wrong codes, even a right one is refused a while."""
-    async with serve() as running:
-        async with connect(running.url, name="Ada", reconnect=False) as ada:
-            for _ in range(5):
-                with pytest.raises(ConnectError) as wrong:
-                    await connect(running.url, name="Eve", link="AAAA-AAAA", reconnect=False)
-                assert wrong.value.code == "bad_link_code"
-            code = (await ada.link_code()).code
-            with pytest.raises(ConnectError) as locked:
-                await connect(running.url, name="Eve", link=code, reconnect=False)
-            assert locked.value.code == "rate_limited"
+    async with serve() as running, connect(running.url, name="Ada", reconnect=False) as ada:
+        for _ in range(5):
+            with pytest.raises(ConnectError) as wrong:
+                await connect(running.url, name="Eve", link="AAAA-AAAA", reconnect=False)
+            assert wrong.value.code == "bad_link_code"
+        code = (await ada.link_code()).code
+        with pytest.raises(ConnectError) as locked:
+            await connect(running.url, name="Eve", link=code, reconnect=False)
+        assert locked.value.code == "rate_limited"
+
+
+async def test_a_seat_the_stand_in_played_does_not_count_for_its_player(
+    running: Running,
+) -> None:
+    """Bo leaves as the match starts: the server's stand-in plays his seat to
+    the end, so the result rates Ada and the bot only (as a zombie's seat on
+    Board Game Arena); Bo's history lists the match, not counted."""
+    async with (
+        connect(running.url, name="Ada", reconnect=False) as ada,
+        connect(running.url, name="Bo", reconnect=False) as bo,
+    ):
+        joined = await ada.create_match(seats=3, bots=[(2, "medium")])
+        await bo.join(joined.match)
+        await ada.start()
+        await bo.leave()
+        await play_randomly(ada, 0, random.Random(11))
+        notice = await _wait_for(ada, wire.RatingsChanged)
+        assert isinstance(notice, wire.RatingsChanged)
+        assert {change.seat for change in notice.changes} == {0, 2}
+        record = (await bo.history()).matches[0]
+        assert record.seat == 1 and record.rating is None
+        assert [seat.counted for seat in record.seats] == [True, False, True]
+        card = await bo.profile()
+        assert (card.matches, card.rated_matches, card.rating) == (1, 0, None)

@@ -15,6 +15,7 @@ import contextlib
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
@@ -23,10 +24,10 @@ from client.sdk import Session
 from server.storage import FILE_NAME
 
 from ..server.helpers import play_randomly
-from .helpers import Servers, ServerProcess
+from .helpers import ServerProcess, Servers
 
 
-def _ratings(data_dir: Path) -> tuple[int, dict[str, tuple[float, float, int]], list[tuple]]:
+def _ratings(data_dir: Path) -> tuple[int, dict[str, tuple[float, float, int]], list[Any]]:
     """(results stored, ratings by identity, the finished match's seats) read with plain sqlite3."""
     db = sqlite3.connect(data_dir / FILE_NAME)
     try:
