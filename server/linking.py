@@ -74,17 +74,22 @@ class LinkCodes:
         """Seconds the address may try no code (too many wrong ones)."""
         return self._wrong.locked(("link", address))
 
-    def redeem(self, code: str, address: Hashable) -> str | None:
+    def redeem(self, code: str, address: Hashable, *, count: bool = True) -> str | None:
         """The player a code links to, spending it; None (counted against the
-        address) for a code that is unknown, expired or used."""
+        address, unless ``count`` is False) for a code that is unknown, expired or used."""
         key = normalise(code)
         issued = self._codes.get(key)
         if issued is None or issued.expires <= self._clock():
-            self._wrong.failed(("link", address))
+            if count:
+                self.failed(address)
             return None
         del self._codes[key]
         self._of_player.pop(issued.player, None)
         return issued.player
+
+    def failed(self, address: Hashable) -> None:
+        """Count one wrong code against the address."""
+        self._wrong.failed(("link", address))
 
     def forget(self, player_id: str) -> None:
         """A removed player's code goes too."""

@@ -457,9 +457,6 @@ class Lobby:
             )
             if renamed:
                 self.players.rename(player, message.name)
-            for old in list(player.connections):  # the newer connection wins
-                if isinstance(old, Peer) and old is not peer:
-                    old.close(wire.CloseCode.REPLACED, "replaced by a newer connection")
         elif message.link is not None:
             player, token = await self._link(peer, message.link)
             renamed = False
@@ -467,6 +464,10 @@ class Lobby:
             name = await self.free_name(message.name)
             player, token = self.players.new(name)
             renamed = True
+        if message.token is not None or message.link is not None:
+            for old in list(player.connections):  # the newer connection wins, on any device
+                if isinstance(old, Peer) and old is not peer:
+                    old.close(wire.CloseCode.REPLACED, "replaced by a newer connection")
         peer.player = player  # connected from now: not evicted while its storing is awaited
         player.connections.add(peer)
         if renamed and self.storage is not None:
@@ -937,12 +938,12 @@ class Lobby:
         ident = message.player or me.id
         ledger = self._ratings_ledger()
         if ident in STRENGTH_OF:
-            card = cards.profile_card(ledger, ident, ident, None, self.replayable)
+            card = await cards.profile_card(ledger, ident, ident, None, self.replayable)
         else:
             known = self._whois(ident) if ident != me.id else (me.name, self._since(me.id))
             if known is None:
                 raise refused(ErrorCode.NO_SUCH_PLAYER, f"no player {ident!r} on this server")
-            card = cards.profile_card(ledger, ident, known[0], known[1], self.replayable)
+            card = await cards.profile_card(ledger, ident, known[0], known[1], self.replayable)
         return msgspec.structs.replace(card, id=message.id)
 
     def _since(self, ident: str) -> float | None:
@@ -952,13 +953,15 @@ class Lobby:
     async def leaderboard(self, peer: Peer, message: wire.Leaderboard) -> wire.LeaderboardPage:
         """A page of the leaderboard, with the requester's own line."""
         me = self._player(peer).id
-        page = cards.leaderboard_page(self._ratings_ledger(), message.offset, message.limit, me)
+        page = await cards.leaderboard_page(
+            self._ratings_ledger(), message.offset, message.limit, me
+        )
         return msgspec.structs.replace(page, id=message.id)
 
     async def history(self, peer: Peer, message: wire.History) -> wire.HistoryPage:
         """A page of the requester's finished matches, latest first."""
         me = self._player(peer).id
-        page = cards.history_page(
+        page = await cards.history_page(
             self.ratings.ledger, me, message.before, message.limit, self.replayable
         )
         return msgspec.structs.replace(page, id=message.id)

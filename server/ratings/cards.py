@@ -85,11 +85,11 @@ def record_for(record: Record, ident: str, replayable: bool) -> wire.MatchRecord
     )
 
 
-def history_page(
+async def history_page(
     ledger: Ledger, ident: str, before: int | None, limit: int, replayable: Callable[[str], bool]
 ) -> wire.HistoryPage:
     """A page of ``ident``'s finished matches, latest first, with the cursor of the next."""
-    records = ledger.records(ident, before, limit + 1)
+    records = await ledger.records(ident, before, limit + 1)
     more = len(records) > limit
     records = records[:limit]
     return wire.HistoryPage(
@@ -113,19 +113,21 @@ def _entry(standing: Standing, place: int) -> wire.LeaderboardEntry:
     )
 
 
-def leaderboard_page(ledger: Ledger, offset: int, limit: int, me: str) -> wire.LeaderboardPage:
+async def leaderboard_page(
+    ledger: Ledger, offset: int, limit: int, me: str
+) -> wire.LeaderboardPage:
     """A page of the leaderboard, and the requester's own line."""
-    standings, total = ledger.board(offset, limit)
+    standings, total = await ledger.board(offset, limit)
     entries = tuple(_entry(s, offset + i) for i, s in enumerate(standings, 1))
     you = next((entry for entry in entries if entry.player == me), None)
     if you is None:
-        mine, place = ledger.standing(me), ledger.place(me)
+        mine, place = await ledger.standing(me), await ledger.place(me)
         if mine is not None and place is not None:
             you = _entry(mine, place)
     return wire.LeaderboardPage(offset=offset, total=total, entries=entries, you=you)
 
 
-def profile_card(
+async def profile_card(
     ledger: Ledger,
     ident: str,
     name: str,
@@ -134,9 +136,9 @@ def profile_card(
 ) -> wire.ProfileCard:
     """``ident``'s card: totals, rating and place, and the latest matches."""
     strength = STRENGTH_OF.get(ident)
-    totals = ledger.totals(ident)
-    standing = ledger.standing(ident)
-    recent = ledger.records(ident, None, MAX_RECENT_MATCHES)
+    totals = await ledger.totals(ident)
+    standing = await ledger.standing(ident)
+    recent = await ledger.records(ident, None, MAX_RECENT_MATCHES)
     rating: Skill | None = standing.skill if standing is not None else None
     return wire.ProfileCard(
         player=ident,
@@ -148,7 +150,7 @@ def profile_card(
         mean_points=None if totals.mean_points is None else round(totals.mean_points, 2),
         rated_matches=standing.matches if standing is not None else 0,
         rating=rating.to_wire() if rating is not None else None,
-        rank=ledger.place(ident) if standing is not None else None,
+        rank=await ledger.place(ident) if standing is not None else None,
         since=since,
         recent=tuple(record_for(r, ident, replayable(r.result.match)) for r in recent),
     )

@@ -118,23 +118,23 @@ class Ledger(Protocol):
         changes, or None if it was applied before."""
         ...
 
-    def standing(self, ident: str) -> Standing | None:
+    async def standing(self, ident: str) -> Standing | None:
         """An identity's rating, if it has one."""
         ...
 
-    def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
+    async def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
         """A page of the leaderboard, best ordinal first, and its whole length."""
         ...
 
-    def place(self, ident: str) -> int | None:
+    async def place(self, ident: str) -> int | None:
         """An identity's place on the leaderboard (1 first), if on it."""
         ...
 
-    def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
+    async def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
         """An identity's finished matches, latest first, older than ``before``."""
         ...
 
-    def totals(self, ident: str) -> Totals:
+    async def totals(self, ident: str) -> Totals:
         """An identity's finished matches, wins and mean points."""
         ...
 
@@ -160,12 +160,15 @@ class SqlLedger:
         """The result, its seats and the new ratings in one job (one transaction)."""
         if self.applied(result.match):
             return None
-        changes, new = plan(result, self.standing)
+        changes, new = plan(result, self._standing)
         await self.storage.write_sql(result_writes(result, changes, new, time.time()))
         return changes
 
-    def standing(self, ident: str) -> Standing | None:
+    async def standing(self, ident: str) -> Standing | None:
         """The stored rating, with the player's name now."""
+        return self._standing(ident)
+
+    def _standing(self, ident: str) -> Standing | None:
         rows = self.storage.query(
             "SELECT r.player, r.mu, r.sigma, r.matches, r.wins, p.name FROM ratings r"
             " LEFT JOIN players p ON p.id = r.player WHERE r.player = ?",
@@ -173,7 +176,7 @@ class SqlLedger:
         )
         return _standing(rows[0]) if rows else None
 
-    def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
+    async def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
         """By ordinal, then by id (a steady order for equal ratings)."""
         rows = self.storage.query(
             "SELECT r.player, r.mu, r.sigma, r.matches, r.wins, p.name FROM ratings r"
@@ -184,9 +187,9 @@ class SqlLedger:
         total = self.storage.query("SELECT count(*) FROM ratings")[0][0]
         return [_standing(row) for row in rows], int(total)
 
-    def place(self, ident: str) -> int | None:
+    async def place(self, ident: str) -> int | None:
         """One more than the identities ranked above it."""
-        mine = self.standing(ident)
+        mine = self._standing(ident)
         if mine is None:
             return None
         ordinal = mine.skill.ordinal
@@ -197,7 +200,7 @@ class SqlLedger:
         )[0][0]
         return int(above) + 1
 
-    def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
+    async def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
         """From ``results`` and ``result_seats``, by the order they were applied."""
         column, value = _seat_filter(ident)
         rows = self.storage.query(
@@ -219,7 +222,7 @@ class SqlLedger:
             )
         return records
 
-    def totals(self, ident: str) -> Totals:
+    async def totals(self, ident: str) -> Totals:
         """Counted over every seat the identity held in a finished match."""
         column, value = _seat_filter(ident)
         count, wins, mean = self.storage.query(
@@ -341,7 +344,7 @@ class MemoryLedger:
         """As :class:`SqlLedger`, in dictionaries."""
         if result.match in self._applied:
             return None
-        changes, new = plan(result, self.standing)
+        changes, new = plan(result, self._standings.get)
         self._applied.add(result.match)
         self._standings.update(new)
         counted = frozenset(change.seat for change in changes)
@@ -349,7 +352,7 @@ class MemoryLedger:
         self._records.append(record)
         return changes
 
-    def standing(self, ident: str) -> Standing | None:
+    async def standing(self, ident: str) -> Standing | None:
         """The rating, with the name now."""
         found = self._standings.get(ident)
         return None if found is None else replace(found, name=self._name_of(ident))
@@ -357,13 +360,13 @@ class MemoryLedger:
     def _ordered(self) -> list[Standing]:
         return sorted(self._standings.values(), key=lambda s: (-s.skill.ordinal, s.ident))
 
-    def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
+    async def board(self, offset: int, limit: int) -> tuple[list[Standing], int]:
         """By ordinal, then by id."""
         ordered = self._ordered()
         page = ordered[offset : offset + limit]
         return [replace(s, name=self._name_of(s.ident)) for s in page], len(ordered)
 
-    def place(self, ident: str) -> int | None:
+    async def place(self, ident: str) -> int | None:
         """Its index in the order, from 1."""
         for index, standing in enumerate(self._ordered(), 1):
             if standing.ident == ident:
@@ -374,7 +377,7 @@ class MemoryLedger:
         column, value = _seat_filter(ident)
         return [seat for seat in record.result.seats if getattr(seat, column) == value]
 
-    def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
+    async def records(self, ident: str, before: int | None, limit: int) -> list[Record]:
         """Latest first."""
         found = []
         for record in reversed(self._records):
@@ -386,7 +389,7 @@ class MemoryLedger:
                     break
         return found
 
-    def totals(self, ident: str) -> Totals:
+    async def totals(self, ident: str) -> Totals:
         """Over every record."""
         seats = [seat for record in self._records for seat in self._seats_of(ident, record)]
         if not seats:

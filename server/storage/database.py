@@ -794,7 +794,8 @@ class Storage:
         await self.write_sql(
             [
                 (
-                    "INSERT INTO player_tokens (token_hash, player, created) VALUES (?, ?, ?)",
+                    "INSERT OR IGNORE INTO player_tokens (token_hash, player, created)"
+                    " VALUES (?, ?, ?)",
                     (token_hash, player_id, created),
                 )
             ]
