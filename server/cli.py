@@ -5,6 +5,9 @@ or any client that speaks PROTOCOL.md; GET /healthz answers a short JSON
 status. On a LAN address the server announces itself, so "tulips connect"
 lists it. With --web, browsers on the LAN play at http://HOST:WEBPORT too,
 nothing to install. Ctrl-C or SIGTERM stops it cleanly.
+
+The operator's tools, on a data directory no server uses: "tulips-server
+ratings export|reset" and "tulips-server players remove" (each with --help).
 """
 
 from __future__ import annotations
