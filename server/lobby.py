@@ -221,10 +221,13 @@ class Lobby:
         if busy:
             log.error("matches %s were still waiting for the disk", ", ".join(busy))
         await asyncio.gather(*(actor.stop() for actor in list(self.matches.values())))
-        try:  # results not applied by then are applied at the next start
-            await asyncio.wait_for(self.ratings.settled(), max(0.0, deadline - time.monotonic()))
-        except TimeoutError:
-            log.warning("ratings of finished matches are left to apply at the next start")
+        if not self.ratings.idle:  # results not applied by then are applied at the next start
+            try:
+                await asyncio.wait_for(
+                    self.ratings.settled(), max(0.0, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                log.warning("ratings of finished matches are left to apply at the next start")
         await self.ratings.close()
         if self._stopping:
             await asyncio.gather(*self._stopping, return_exceptions=True)

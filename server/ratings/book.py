@@ -46,6 +46,11 @@ class RatingsBook:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
+    @property
+    def idle(self) -> bool:
+        """Whether every result queued so far is applied (or failed)."""
+        return self._idle.is_set()
+
     async def settled(self) -> None:
         """Wait until every result queued so far is applied (or failed)."""
         await self._idle.wait()
