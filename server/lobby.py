@@ -916,7 +916,7 @@ class Lobby:
         """The ledger the answers read (a cluster's shared ratings live in its store)."""
         return self.ratings.ledger
 
-    def _whois(self, ident: str) -> tuple[str, float | None] | None:
+    async def whois(self, ident: str) -> tuple[str, float | None] | None:
         """A player's name now and when they were first seen, if the server
         knows them (a removed player is not known)."""
         player = self.players.get(ident)
@@ -943,14 +943,16 @@ class Lobby:
         if ident in STRENGTH_OF:
             card = await cards.profile_card(ledger, ident, ident, None, self.replayable)
         else:
-            known = self._whois(ident) if ident != me.id else (me.name, self._since(me.id))
+            known = (
+                await self.whois(ident) if ident != me.id else (me.name, await self._since(me.id))
+            )
             if known is None:
                 raise refused(ErrorCode.NO_SUCH_PLAYER, f"no player {ident!r} on this server")
             card = await cards.profile_card(ledger, ident, known[0], known[1], self.replayable)
         return msgspec.structs.replace(card, id=message.id)
 
-    def _since(self, ident: str) -> float | None:
-        known = self._whois(ident)
+    async def _since(self, ident: str) -> float | None:
+        known = await self.whois(ident)
         return known[1] if known is not None else None
 
     async def leaderboard(self, peer: Peer, message: wire.Leaderboard) -> wire.LeaderboardPage:

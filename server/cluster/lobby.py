@@ -195,6 +195,17 @@ class ClusterLobby(Lobby):
         """Every node learns the new name."""
         await self.node.register_player(player)
 
+    async def whois(self, ident: str) -> tuple[str, float | None] | None:
+        """Known here, or a player of another node (as the cluster's store has them)."""
+        known = await super().whois(ident)
+        if known is not None:
+            return known
+        try:
+            entry = (await self.node.store.player_entries([ident])).get(ident)
+        except StoreUnavailable:
+            return None
+        return (entry.name, None) if entry is not None else None
+
     async def issue_link(self, player_id: str) -> tuple[str, float] | None:
         """A code any node of the cluster takes (kept in its store)."""
         issued = self.link_codes.issue(player_id)
