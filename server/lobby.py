@@ -136,8 +136,6 @@ class Lobby:
         self._restored_results: list[MatchResult] | None = None
         #: one-time codes that link another device to a player
         self.link_codes = LinkCodes()
-        #: names being stored for a player (key -> player id): taken already
-        self._naming: dict[str, str] = {}
 
     def _ledger(self) -> Ledger:
         """Where ratings are kept: SQLite beside the matches, or memory."""
@@ -347,7 +345,7 @@ class Lobby:
         """A match ended (or was restored ended): its result goes to the ratings."""
         if self._restored_results is not None:
             self._restored_results.append(result)
-        elif result.finished is not None:
+        else:
             self.ratings.submit(result)
 
     def _announce_ratings(self, result: MatchResult, changes: list[Change]) -> None:

@@ -85,8 +85,15 @@ def _parser() -> argparse.ArgumentParser:
     ratings = what.add_parser("ratings", help="the ratings and the history of finished matches")
     ratings_do = ratings.add_subparsers(dest="do", required=True)
     export = ratings_do.add_parser("export", parents=[data], help="write them as CSV or JSON")
-    export.add_argument("--what", dest="table", choices=("ratings", "history"), default="ratings")
-    export.add_argument("--format", choices=("csv", "json"), default="csv")
+    export.add_argument(
+        "--what",
+        dest="table",
+        choices=("ratings", "history"),
+        default="ratings",
+        help="the ratings, best first, or one line per seat of every finished match"
+        " (default: ratings)",
+    )
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
     export.add_argument("--out", type=Path, help="the file to write (default: standard output)")
     reset = ratings_do.add_parser(
         "reset", parents=[data], help="start every rating again (history stays)"
