@@ -164,6 +164,7 @@ class Session:
         name: str,
         *,
         token: str | None = None,
+        link: str | None = None,
         client: str = CLIENT_NAME,
         reconnect: bool = True,
         open_timeout: float = 10.0,
@@ -175,10 +176,14 @@ class Session:
         """``fingerprint``, ``trust`` and ``known_servers`` check a ``wss://``
         server's certificate by its fingerprint (see the module's docstring);
         without any of them a ``wss://`` certificate must be signed by an
-        authority this machine trusts."""
+        authority this machine trusts. ``link``: a one-time code another device
+        of the player got with :meth:`link_code`; the first ``hello`` sends it
+        instead of a token, and the session is that player from then on (its
+        new token in ``token``)."""
         self.url = url
         self.name = name
         self.token = token
+        self.link = link
         self.client = client
         self.reconnect = reconnect
         self.open_timeout = open_timeout
@@ -226,7 +231,8 @@ class Session:
             except BaseException:
                 await asyncio.shield(connection.close())
                 raise
-        hello = wire.Hello(client=self.client, name=self.name, token=self.token, id=0)
+        link = self.link if self.token is None else None
+        hello = wire.Hello(client=self.client, name=self.name, token=self.token, link=link, id=0)
         try:
             await connection.send(wire.encode(hello))
             frame = await asyncio.wait_for(connection.recv(), self.open_timeout)
@@ -247,6 +253,8 @@ class Session:
             raise ConnectError(f"{self.url} answered hello with {type(answer).__name__}")
         self._connection = connection
         self.token = answer.token
+        self.link = None  # spent: a reconnect resumes with the token
+        self.name = answer.name
         self.player_id = answer.player
         self.server_name = answer.server
         self._reader = asyncio.get_running_loop().create_task(self._read(connection))
@@ -579,12 +587,15 @@ class Session:
         first_seat: int | None = None,
         open_box: bool = False,
         tutorial: bool = False,
+        rated: bool | None = None,
     ) -> wire.Joined:
         """Create a match and sit in its first seat without a bot, as host.
 
         ``open_box`` (R27): once finished, its seed and every action are
         published, so anyone can check the shuffle. ``tutorial``: the server's
-        fixed tutorial deal, 3 seats with bots in seats 1 and 2 (PROTOCOL.md)."""
+        fixed tutorial deal, 3 seats with bots in seats 1 and 2 (PROTOCOL.md).
+        ``rated``: whether it changes ratings (None: the server's rule,
+        PROTOCOL.md: ratings)."""
         answer = await self.request(
             wire.CreateMatch,
             name=name,
@@ -596,6 +607,7 @@ class Session:
             first_seat=first_seat,
             open_box=open_box,
             tutorial=tutorial,
+            rated=rated,
         )
         assert isinstance(answer, wire.Joined)
         return answer
@@ -675,6 +687,42 @@ class Session:
         )
         assert isinstance(answer, wire.ReplayPage)
         return answer
+
+    # -- profiles, ratings and history ------------------------------------------------------
+
+    async def profile(self, player: str | None = None) -> wire.ProfileCard:
+        """A player's card (default: yours): matches, wins, mean points, rating
+        and recent matches. ``player`` may name a bot strength (``bot_hard``)."""
+        answer = await self.request(wire.Profile, player=player)
+        assert isinstance(answer, wire.ProfileCard)
+        return answer
+
+    async def leaderboard(self, offset: int = 0, limit: int = 20) -> wire.LeaderboardPage:
+        """One page of the leaderboard, best first, from line ``offset`` on
+        (``page.you`` is your own line)."""
+        answer = await self.request(wire.Leaderboard, offset=offset, limit=limit)
+        assert isinstance(answer, wire.LeaderboardPage)
+        return answer
+
+    async def history(self, before: int | None = None, limit: int = 10) -> wire.HistoryPage:
+        """One page of your finished matches, latest first; ask again with
+        ``before=page.next`` while it is set. Open one with :meth:`replay`."""
+        answer = await self.request(wire.History, before=before, limit=limit)
+        assert isinstance(answer, wire.HistoryPage)
+        return answer
+
+    async def link_code(self) -> wire.LinkCodeIssued:
+        """A one-time code to link another device to this player: give it there
+        as ``connect(..., link=code)`` (``tulips``: the link screen)."""
+        answer = await self.request(wire.LinkCode)
+        assert isinstance(answer, wire.LinkCodeIssued)
+        return answer
+
+    async def rename(self, name: str) -> None:
+        """Change your name on this server; raises :class:`RequestError`
+        ``name_taken`` when another player has it (in any case)."""
+        await self.request(wire.Rename, name=name)
+        self.name = name
 
 
 #: Close codes after which coming back would be refused again (or, for

@@ -40,13 +40,19 @@ from .types import (
     EVENT_TYPES,
     BotSeat,
     DecidedBy,
+    FinalSeat,
+    LeaderboardEntry,
     MajorityPlace,
     MajorityResult,
+    MatchRecord,
     MatchStatus,
     MatchSummary,
     Phase,
+    PlayerKind,
     PlayerScore,
     Points,
+    Rating,
+    RatingChange,
     RulesetInfo,
     Scoring,
     SeatAction,
@@ -100,6 +106,11 @@ _VALUE_TYPES = (
     ServerLimits,
     SeatAction,
     SeatTimer,
+    Rating,
+    RatingChange,
+    FinalSeat,
+    MatchRecord,
+    LeaderboardEntry,
 )
 _ENVELOPE_FIELDS = ("v", "id")
 # msgspec sorts a Literal's values; these give them back in definition order.
@@ -110,7 +121,7 @@ _LITERALS = {
         COLOURS,
         *(
             get_args(alias)
-            for alias in (Phase, TurnAction, Strength, MatchStatus, SeatKind, DecidedBy)
+            for alias in (Phase, TurnAction, Strength, MatchStatus, SeatKind, DecidedBy, PlayerKind)
         ),
     )
 }

@@ -40,7 +40,10 @@ class ErrorCode(enum.StrEnum):
     TOO_LARGE = "too_large"
     NOT_WELCOME = "not_welcome"
     BAD_TOKEN = "bad_token"
+    BAD_LINK_CODE = "bad_link_code"
     NO_SUCH_MATCH = "no_such_match"
+    NO_SUCH_PLAYER = "no_such_player"
+    NAME_TAKEN = "name_taken"
     MATCH_NOT_OPEN = "match_not_open"
     MATCH_NOT_READY = "match_not_ready"
     MATCH_PAUSED = "match_paused"
@@ -78,7 +81,15 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "connection is closed with 1009 and no `error` is sent.",
     ErrorCode.NOT_WELCOME: "A request other than `hello` before `welcome`, or a second `hello`.",
     ErrorCode.BAD_TOKEN: "`hello.token` resumes no identity. The connection is closed.",
+    ErrorCode.BAD_LINK_CODE: "`hello.link` is no code this server gave out, or it expired or "
+    "was used already. The connection is closed; get a new code with `link_code` on the "
+    "first device. Added within version 1.",
     ErrorCode.NO_SUCH_MATCH: "`match` names no match the server knows.",
+    ErrorCode.NO_SUCH_PLAYER: "`profile.player` names no player the server knows (or one the "
+    "operator removed). Added within version 1.",
+    ErrorCode.NAME_TAKEN: "`rename` to a name another player of this server has, in any case. "
+    "Nothing changed. (A `hello` whose name is taken is not refused: `welcome.name` says the "
+    "free variant it got, e.g. `Anna 2`.) Added within version 1.",
     ErrorCode.MATCH_NOT_OPEN: "`join` of a match that has started or finished, "
     "or `start` of one already started.",
     ErrorCode.MATCH_NOT_READY: "`start` while a seat is still empty, `act` or `sync` before "
@@ -108,7 +119,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     ErrorCode.RATE_LIMITED: "The connection sent more frames (messages, pings and pongs) than "
     "its rate allows (`welcome.limits`) and kept on; the server had slowed down reading it, "
     "and now closes it with 4008. On `hello` without a token: the client's address has made "
-    "too many new identities lately; say `hello` with a token, or try again later.",
+    "too many new identities lately; say `hello` with a token, or try again later. On `hello` "
+    "with a `link`: too many wrong link codes from the address lately (the connection is "
+    "closed). On `link_code`: too many codes asked for lately.",
     ErrorCode.SERVER_FULL: "The server takes no more connections or matches. "
     "On `hello` the connection is closed.",
     ErrorCode.STORAGE_UNAVAILABLE: "The server cannot write to its disk now (full, or "
@@ -166,7 +179,8 @@ CLOSE_CODE_DOCS: dict[CloseCode, str] = {
     "`unknown_type` errors in a row (see `welcome.limits`); before `welcome`, `not_welcome` "
     "counts too.",
     CloseCode.UNSUPPORTED_VERSION: "After `unsupported_version`.",
-    CloseCode.BAD_TOKEN: "After `bad_token`; say `hello` again without a token for a new identity.",
+    CloseCode.BAD_TOKEN: "After `bad_token`; say `hello` again without a token for a new identity. "
+    "Also after `bad_link_code`.",
     CloseCode.HELLO_TIMEOUT: "No `hello` was welcomed within `hello_timeout` seconds of "
     "connecting.",
     CloseCode.REPLACED: "The same identity said `hello` on another connection; the newer one wins.",
@@ -182,6 +196,7 @@ _CLOSING: dict[ErrorCode, CloseCode] = {
     ErrorCode.UNSUPPORTED_VERSION: CloseCode.UNSUPPORTED_VERSION,
     ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
     ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
+    ErrorCode.BAD_LINK_CODE: CloseCode.BAD_TOKEN,
     ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
     ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     ErrorCode.CLUSTER_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,

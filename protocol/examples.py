@@ -19,9 +19,15 @@ from .messages import (
     Error,
     Event,
     Hello,
+    History,
+    HistoryPage,
     Join,
     Joined,
+    Leaderboard,
+    LeaderboardPage,
     Leave,
+    LinkCode,
+    LinkCodeIssued,
     ListMatches,
     MatchList,
     MatchRemoved,
@@ -29,10 +35,14 @@ from .messages import (
     Message,
     Ok,
     PlayAgain,
+    Profile,
+    ProfileCard,
     Prompt,
+    RatingsChanged,
     RematchOffer,
     Removed,
     RemoveSeat,
+    Rename,
     Replay,
     ReplayPage,
     ServerLimits,
@@ -55,18 +65,23 @@ from .types import (
     CardKept,
     CardsDealt,
     FestivalStarted,
+    FinalSeat,
     GameEvent,
     Give,
     Keep,
+    LeaderboardEntry,
     MajorityPlace,
     MajorityResult,
     MatchEnded,
+    MatchRecord,
     MatchSummary,
     Opening,
     OpeningChosen,
     OpeningRevealed,
     PlayerScore,
     Points,
+    Rating,
+    RatingChange,
     RulesetInfo,
     Scoring,
     SeatAction,
@@ -292,6 +307,42 @@ _OPEN_BOX_SUMMARY = MatchSummary(
     watching=("Cy", "Dee"),
 )
 
+#: Ada's rating change in the 3-player match below: she won against a medium bot and Bo.
+_ADA_CHANGE = RatingChange(
+    seat=0,
+    player="p_3fK9",
+    name="Ada",
+    before=Rating(mu=27.1, sigma=6.2, ordinal=8.5),
+    after=Rating(mu=28.9, sigma=5.9, ordinal=11.2),
+)
+
+#: A finished, rated 3-player match as Ada's history lists it.
+_RECORD = MatchRecord(
+    match="r9Tz4",
+    name="Sunday tulips",
+    ruleset="standard",
+    finished_at=1764876543.0,
+    seats=(
+        FinalSeat(
+            seat=0, kind="human", name="Ada", player="p_3fK9", points=63, rank=1, counted=True
+        ),
+        FinalSeat(
+            seat=1,
+            kind="bot",
+            name="Bot Mo",
+            player="bot_medium",
+            strength="medium",
+            points=51,
+            rank=3,
+            counted=True,
+        ),
+        FinalSeat(seat=2, kind="human", name="Bo", player="p_8Lw2", points=60, rank=2),
+    ),
+    rated=True,
+    seat=0,
+    rating=_ADA_CHANGE,
+)
+
 #: One example per action kind.
 ACTION_EXAMPLES: dict[str, Action] = {
     "keep": Keep(),
@@ -372,6 +423,11 @@ CLIENT_EXAMPLES: dict[str, Message] = {
     "sync": Sync(id=13),
     "replay": Replay(id=15, match="Bx41q"),
     "chat": Chat(id=14, text="good luck, all!"),
+    "profile": Profile(id=18, player="p_8Lw2"),
+    "leaderboard": Leaderboard(id=19, offset=0, limit=20),
+    "history": History(id=20, before=41, limit=10),
+    "link_code": LinkCode(id=21),
+    "rename": Rename(id=22, name="Ada Lovelace"),
 }
 
 #: One example per server→client message type.
@@ -428,4 +484,68 @@ SERVER_EXAMPLES: dict[str, Message] = {
     "turn_timer": TurnTimer(match=MATCH, seq=97, timers=(SeatTimer(seat=1, seconds=58.5),)),
     "rematch": RematchOffer(match=MATCH, rematch="p2Xw9", host="Ada"),
     "removed": Removed(match=MATCH, host="Ada"),
+    "profile": ProfileCard(
+        id=18,
+        player="p_3fK9",
+        name="Ada",
+        kind="human",
+        matches=42,
+        wins=17,
+        mean_points=55.4,
+        rated_matches=38,
+        rating=Rating(mu=28.9, sigma=5.9, ordinal=11.2),
+        rank=3,
+        since=1762000000.0,
+        recent=(_RECORD,),
+    ),
+    "leaderboard": LeaderboardPage(
+        id=19,
+        offset=0,
+        total=57,
+        entries=(
+            LeaderboardEntry(
+                rank=1,
+                player="bot_hard",
+                name="Bots (hard)",
+                kind="bot",
+                strength="hard",
+                rating=Rating(mu=31.2, sigma=2.1, ordinal=24.9),
+                matches=310,
+                wins=140,
+            ),
+            LeaderboardEntry(
+                rank=2,
+                player="p_8Lw2",
+                name="Bo",
+                kind="human",
+                rating=Rating(mu=29.5, sigma=4.8, ordinal=15.1),
+                matches=61,
+                wins=25,
+            ),
+        ),
+        you=LeaderboardEntry(
+            rank=3,
+            player="p_3fK9",
+            name="Ada",
+            kind="human",
+            rating=Rating(mu=28.9, sigma=5.9, ordinal=11.2),
+            matches=38,
+            wins=17,
+        ),
+    ),
+    "history": HistoryPage(id=20, matches=(_RECORD,), next=40),
+    "link_code": LinkCodeIssued(id=21, code="K7QM-2XPD", expires_in=300.0),
+    "ratings": RatingsChanged(
+        match="r9Tz4",
+        changes=(
+            _ADA_CHANGE,
+            RatingChange(
+                seat=1,
+                player="bot_medium",
+                name="Bot Mo",
+                before=Rating(mu=26.0, sigma=3.0, ordinal=17.0),
+                after=Rating(mu=25.2, sigma=3.0, ordinal=16.2),
+            ),
+        ),
+    ),
 }

@@ -21,10 +21,13 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_ERROR_LENGTH",
     "MAX_FRAME_BYTES",
+    "MAX_HISTORY_PAGE",
     "MAX_ID_LENGTH",
+    "MAX_LEADERBOARD_PAGE",
     "MAX_LIST_LENGTH",
     "MAX_MATCHES_LISTED",
     "MAX_NAME_LENGTH",
+    "MAX_RECENT_MATCHES",
     "MAX_REQUEST_ID",
     "MAX_RULESETS",
     "MAX_SEATS",
@@ -53,6 +56,13 @@ MAX_REPLAY_EVENTS = 400
 #: Most matches in one ``match_list``: even with the longest names in 4-byte
 #: characters, that many summaries fit in one frame.
 MAX_MATCHES_LISTED = 32
+#: Most lines in one ``leaderboard`` page.
+MAX_LEADERBOARD_PAGE = 50
+#: Most matches in one ``history`` page: even with six seats of the longest
+#: names in 4-byte characters, that many records fit in one frame.
+MAX_HISTORY_PAGE = 20
+#: Most recent matches on a ``profile`` card.
+MAX_RECENT_MATCHES = 10
 #: Most rulesets one server offers (``welcome.rulesets``), the printed rules included.
 MAX_RULESETS = 16
 #: Largest integer request id: 2**53 - 1, JavaScript's Number.MAX_SAFE_INTEGER,
@@ -83,6 +93,9 @@ LIMITS: tuple[tuple[str, object, str], ...] = (
     ("MAX_ID_LENGTH", MAX_ID_LENGTH, "characters in a match id, player id, token, request id"),
     ("MAX_LIST_LENGTH", MAX_LIST_LENGTH, "items in a list unless the field says less"),
     ("MAX_MATCHES_LISTED", MAX_MATCHES_LISTED, "matches in one `match_list` (the server picks)"),
+    ("MAX_LEADERBOARD_PAGE", MAX_LEADERBOARD_PAGE, "lines in one `leaderboard` page"),
+    ("MAX_HISTORY_PAGE", MAX_HISTORY_PAGE, "matches in one `history` page"),
+    ("MAX_RECENT_MATCHES", MAX_RECENT_MATCHES, "recent matches on a `profile` card"),
     ("MAX_REQUEST_ID", MAX_REQUEST_ID, "largest integer request id"),
     ("MAX_RULESETS", MAX_RULESETS, "rulesets in `welcome.rulesets`, `standard` included"),
     ("MIN_SEATS", MIN_SEATS, "fewest seats in a match"),

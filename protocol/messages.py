@@ -30,9 +30,12 @@ from msgspec import Meta
 from .limits import (
     MAX_DEADLINE,
     MAX_ERROR_LENGTH,
+    MAX_HISTORY_PAGE,
     MAX_ID_LENGTH,
+    MAX_LEADERBOARD_PAGE,
     MAX_LIST_LENGTH,
     MAX_MATCHES_LISTED,
+    MAX_RECENT_MATCHES,
     MAX_REPLAY_EVENTS,
     MAX_RULESETS,
     MAX_SEATS,
@@ -49,12 +52,17 @@ from .types import (
     GameEvent,
     Hex256,
     Identifier,
+    LeaderboardEntry,
+    MatchRecord,
     MatchStatus,
     MatchSummary,
     Name,
     PlayedBy,
+    PlayerKind,
     Points,
     Ranking,
+    Rating,
+    RatingChange,
     RequestId,
     RulesetInfo,
     Seat,
@@ -79,9 +87,15 @@ __all__ = [
     "Error",
     "Event",
     "Hello",
+    "History",
+    "HistoryPage",
     "Join",
     "Joined",
+    "Leaderboard",
+    "LeaderboardPage",
     "Leave",
+    "LinkCode",
+    "LinkCodeIssued",
     "ListMatches",
     "MatchList",
     "MatchRemoved",
@@ -89,10 +103,14 @@ __all__ = [
     "Message",
     "Ok",
     "PlayAgain",
+    "Profile",
+    "ProfileCard",
     "Prompt",
+    "RatingsChanged",
     "RematchOffer",
     "RemoveSeat",
     "Removed",
+    "Rename",
     "Replay",
     "ReplayPage",
     "ServerLimits",
@@ -158,6 +176,15 @@ class Hello(_Request, frozen=True, kw_only=True, tag="hello"):
     name: Annotated[Name, Meta(description="the player's display name")]
     token: Annotated[
         Identifier | None, Meta(description="the resume token of an earlier `welcome`")
+    ] = None
+    link: Annotated[
+        Identifier | None,
+        Meta(
+            description="instead of `token`: a one-time code that another device of the "
+            "player got with `link_code`. `welcome` then names that player (same `player` "
+            "id and name) with a new token of this device's own. Case and `-` do not "
+            "matter. Added within version 1"
+        ),
     ] = None
     versions: Annotated[
         Annotated[tuple[Version, ...], Meta(max_length=16)] | None,
@@ -225,6 +252,14 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
             "its seats cannot change. Added within version 1"
         ),
     ] = False
+    rated: Annotated[
+        bool | None,
+        Meta(
+            description="whether the match changes its players' ratings (see "
+            "[ratings](#ratings)). Null: the server's rule — rated unless it is played with "
+            "a house ruleset or open box. Added within version 1"
+        ),
+    ] = None
 
 
 class Join(_Request, frozen=True, kw_only=True, tag="join"):
@@ -350,6 +385,74 @@ class Chat(_Request, frozen=True, kw_only=True, tag="chat"):
     """Say something to everyone in your match."""
 
     text: Annotated[ChatText, Meta(description="the line")]
+
+
+# -- client → server: profiles, ratings and history --------------------------
+
+
+class Profile(_Request, frozen=True, kw_only=True, tag="profile"):
+    """Ask for a player's card: matches, wins, mean points, rating and recent
+    matches. Added within version 1."""
+
+    answer = "`profile`, or `error` (`no_such_player`)"
+
+    player: Annotated[
+        Identifier | None,
+        Meta(
+            description="the player id (from `welcome`, a seat, a leaderboard line), or a "
+            "bot strength's (`bot_easy`, `bot_medium`, `bot_hard`); default: you"
+        ),
+    ] = None
+
+
+class Leaderboard(_Request, frozen=True, kw_only=True, tag="leaderboard"):
+    """Ask for one page of the leaderboard: every rated player and bot
+    strength, best conservative rating (`ordinal`) first. Added within version 1."""
+
+    answer = "`leaderboard`"
+
+    offset: Annotated[Count, Meta(description="lines to skip: 0 for the top")] = 0
+    limit: Annotated[
+        int, Meta(ge=1, le=MAX_LEADERBOARD_PAGE, description="lines wanted (default 20)")
+    ] = 20
+
+
+class History(_Request, frozen=True, kw_only=True, tag="history"):
+    """Ask for your finished matches, latest first, one page at a time. Added
+    within version 1."""
+
+    answer = "`history`"
+
+    before: Annotated[
+        Count | None,
+        Meta(description="the `next` of the page before, for the next page; default: the latest"),
+    ] = None
+    limit: Annotated[
+        int, Meta(ge=1, le=MAX_HISTORY_PAGE, description="matches wanted (default 10)")
+    ] = 10
+
+
+class LinkCode(_Request, frozen=True, tag="link_code"):
+    """Ask for a one-time code that links another device to you: say `hello`
+    there with `link` set to it. Asking again replaces the code not yet used.
+    Added within version 1."""
+
+    answer = "`link_code`, or `error` (`rate_limited`)"
+
+
+class Rename(_Request, frozen=True, kw_only=True, tag="rename"):
+    """Change your name, on every device, for the matches to come (those
+    played keep the name they were played under). Added within version 1."""
+
+    answer = "`ok`, or `error` (`name_taken`)"
+
+    name: Annotated[
+        Name,
+        Meta(
+            description="the new name: no other player of this server may have it, in any "
+            "case (`anna` is `Anna`'s)"
+        ),
+    ]
 
 
 # -- server → client ------------------------------------------------------
@@ -768,6 +871,114 @@ class ChatLine(_Notice, frozen=True, kw_only=True, tag="chat"):
     text: Annotated[ChatText, Meta(description="the line")]
 
 
+class ProfileCard(_Notice, frozen=True, kw_only=True, tag="profile"):
+    """A player's (or a bot strength's) card. Added within version 1."""
+
+    sent_to = "the requester"
+
+    player: Annotated[Identifier, Meta(description="the player id")]
+    name: Annotated[Name, Meta(description="the player's name now")]
+    kind: Annotated[PlayerKind, Meta(description="a person or the server's bots")]
+    strength: Annotated[Strength | None, Meta(description="for bots: their strength")] = None
+    matches: Annotated[
+        Count, Meta(description="finished matches played (for bots: by bots of that strength)")
+    ] = 0
+    wins: Annotated[Count, Meta(description="of those, the ones won (shared wins too, R23)")] = 0
+    mean_points: Annotated[
+        Annotated[float, Meta(ge=0)] | None,
+        Meta(description="the mean of their final points; absent before the first match"),
+    ] = None
+    rated_matches: Annotated[
+        Count, Meta(description="rated matches whose result counted for the rating")
+    ] = 0
+    rating: Annotated[
+        Rating | None,
+        Meta(description="the rating now; absent before the first rated match that counted"),
+    ] = None
+    rank: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        Meta(description="the place on the leaderboard; absent when not on it"),
+    ] = None
+    since: Annotated[
+        Annotated[float, Meta(ge=0)] | None,
+        Meta(description="when the player was first seen, seconds since 1970-01-01 UTC"),
+    ] = None
+    recent: Annotated[
+        tuple[MatchRecord, ...],
+        Meta(
+            max_length=MAX_RECENT_MATCHES, description="the latest finished matches, newest first"
+        ),
+    ] = ()
+
+
+class LeaderboardPage(_Notice, frozen=True, kw_only=True, tag="leaderboard"):
+    """One page of the leaderboard. Added within version 1."""
+
+    sent_to = "the requester"
+
+    offset: Annotated[Count, Meta(description="the lines skipped before `entries`")]
+    total: Annotated[Count, Meta(description="lines on the whole leaderboard")]
+    entries: Annotated[
+        tuple[LeaderboardEntry, ...],
+        Meta(max_length=MAX_LEADERBOARD_PAGE, description="the page, best first"),
+    ]
+    you: Annotated[
+        LeaderboardEntry | None,
+        Meta(description="your own line, wherever it is; absent when you are not on the board"),
+    ] = None
+
+
+class HistoryPage(_Notice, frozen=True, kw_only=True, tag="history"):
+    """One page of your finished matches, latest first; each can be opened with
+    `replay`. Added within version 1."""
+
+    sent_to = "the requester"
+
+    matches: Annotated[
+        tuple[MatchRecord, ...],
+        Meta(max_length=MAX_HISTORY_PAGE, description="the matches, latest first"),
+    ]
+    next: Annotated[
+        Count | None,
+        Meta(description="set when older matches remain: ask with `before` = this"),
+    ] = None
+
+
+class LinkCodeIssued(_Notice, frozen=True, kw_only=True, tag="link_code"):
+    """A one-time code to link another device: shown on this one, typed there
+    into `hello.link`. Added within version 1."""
+
+    sent_to = "the requester"
+
+    code: Annotated[
+        Identifier,
+        Meta(description="the code, e.g. `K7QM-2XPD`: used once, then it is spent"),
+    ]
+    expires_in: Annotated[
+        Annotated[float, Meta(ge=0)], Meta(description="seconds until it expires unused")
+    ]
+
+
+class RatingsChanged(_Notice, frozen=True, kw_only=True, tag="ratings"):
+    """A rated match's result was applied to its players' ratings. Added within
+    version 1."""
+
+    sent_to = (
+        "every player and spectator of the match still in it when its ratings are applied, "
+        "shortly after `match_ended`"
+    )
+
+    match: MatchId
+    changes: Annotated[
+        tuple[RatingChange, ...],
+        Meta(
+            max_length=MAX_SEATS,
+            description="one per seat whose result counted, by seat (a seat the server's "
+            "stand-in mostly played has none)",
+        ),
+    ]
+
+
 #: Every message a client may send.
 ClientMessage = (
     Hello
@@ -784,6 +995,11 @@ ClientMessage = (
     | Sync
     | Replay
     | Chat
+    | Profile
+    | Leaderboard
+    | History
+    | LinkCode
+    | Rename
 )
 #: Every message a server may send.
 ServerMessage = (
@@ -802,6 +1018,11 @@ ServerMessage = (
     | TurnTimer
     | RematchOffer
     | Removed
+    | ProfileCard
+    | LeaderboardPage
+    | HistoryPage
+    | LinkCodeIssued
+    | RatingsChanged
 )
 
 

@@ -62,14 +62,17 @@ __all__ = [
     "Count",
     "DecidedBy",
     "FestivalStarted",
+    "FinalSeat",
     "GameEvent",
     "Give",
     "Hex256",
     "Identifier",
     "Keep",
+    "LeaderboardEntry",
     "MajorityPlace",
     "MajorityResult",
     "MatchEnded",
+    "MatchRecord",
     "MatchStatus",
     "MatchSummary",
     "Name",
@@ -78,8 +81,11 @@ __all__ = [
     "OpeningRevealed",
     "Phase",
     "PlayedBy",
+    "PlayerKind",
     "PlayerScore",
     "Points",
+    "Rating",
+    "RatingChange",
     "RequestId",
     "RulesetInfo",
     "Scoring",
@@ -130,6 +136,8 @@ PlayedBy = Literal["stand_in", "timer"]
 SeatKind = Literal["human", "bot", "empty"]
 #: What decided the winner (R23).
 DecidedBy = Literal["points", "tulips", "shared"]
+#: Who a rated identity is: a person, or the server's bots of one strength.
+PlayerKind = Literal["human", "bot"]
 
 #: The four colours, in their canonical order (R1).
 COLOURS: tuple[Colour, ...] = get_args(Colour)
@@ -349,6 +357,141 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "bots, shown only to its creator. Added within version 1"
         ),
     ] = False
+    rated: Annotated[
+        bool,
+        Meta(
+            description="the match changes its players' ratings when it ends (see "
+            "[ratings](#ratings)); absent: unrated, or an older server. Added within version 1"
+        ),
+    ] = False
+
+
+# -- profiles, ratings and history ------------------------------------------
+
+#: A rating's numbers: Weng–Lin's mean and uncertainty, and their conservative estimate.
+_Skill = Annotated[float, Meta(ge=-1e6, le=1e6)]
+
+
+class Rating(_Value, frozen=True, kw_only=True):
+    """A player's (or a bot strength's) rating: openskill's Weng–Lin model
+    (Plackett–Luce). A new player starts at μ 25, σ 25/3, ordinal 0. Added
+    within version 1."""
+
+    mu: Annotated[_Skill, Meta(description="μ, the estimated skill")]
+    sigma: Annotated[
+        Annotated[float, Meta(ge=0, le=1e6)],
+        Meta(description="σ, the uncertainty of μ; it shrinks as more matches are rated"),
+    ]
+    ordinal: Annotated[
+        _Skill,
+        Meta(
+            description="the conservative rating shown and ranked by: μ − 3σ (openskill's "
+            "ordinal); the player is at least this good, almost surely"
+        ),
+    ]
+
+
+class RatingChange(_Value, frozen=True, kw_only=True):
+    """How one seat's rating moved with a rated match. Added within version 1."""
+
+    seat: Annotated[Seat, Meta(description="the seat")]
+    player: Annotated[
+        Identifier,
+        Meta(
+            description="whose rating: a player id, or for a bot its strength's identity "
+            "(`bot_easy`, `bot_medium`, `bot_hard`)"
+        ),
+    ]
+    name: Annotated[Name, Meta(description="the player's or bot's name")]
+    before: Annotated[Rating, Meta(description="the rating before the match")]
+    after: Annotated[Rating, Meta(description="the rating after it")]
+
+
+class FinalSeat(_Value, frozen=True, kw_only=True):
+    """One seat of a finished match, as history and profiles list it. Added
+    within version 1."""
+
+    seat: Annotated[Seat, Meta(description="the seat")]
+    kind: Annotated[PlayerKind, Meta(description="a person or a bot")]
+    name: Annotated[
+        Name, Meta(description="the name it played under (`removed player` once removed)")
+    ]
+    player: Annotated[
+        Identifier | None,
+        Meta(
+            description="the player id (for a bot: its strength's identity); null for a "
+            "removed player"
+        ),
+    ] = None
+    strength: Annotated[Strength | None, Meta(description="for a bot: its strength")] = None
+    points: Annotated[Count, Meta(description="final points (R20–R22)")] = 0
+    rank: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=MAX_SEATS,
+            description="final place, 1 first; a shared victory is a shared rank (R23), and "
+            "so is any tie the rules leave",
+        ),
+    ] = 1
+    counted: Annotated[
+        bool,
+        Meta(
+            description="in a rated match: the result changed this seat's player's rating. "
+            "False when the server's stand-in made most of the seat's decisions, or the "
+            "match was unrated"
+        ),
+    ] = False
+
+
+class MatchRecord(_Value, frozen=True, kw_only=True):
+    """A finished match in a player's history or profile. Added within version 1."""
+
+    match: Annotated[Identifier, Meta(description="the match id; `replay` takes it")]
+    name: Annotated[Name, Meta(description="the name its host gave it")]
+    ruleset: Annotated[Name, Meta(description="the ruleset's name (R30)")]
+    finished_at: Annotated[
+        Annotated[float, Meta(ge=0)],
+        Meta(description="when it ended, seconds since 1970-01-01 UTC"),
+    ]
+    seats: Annotated[
+        tuple[FinalSeat, ...],
+        Meta(min_length=MIN_SEATS, max_length=MAX_SEATS, description="every seat, by number"),
+    ]
+    rated: Annotated[bool, Meta(description="it changed its players' ratings")] = False
+    open_box: Annotated[
+        bool, Meta(description="an open-box match (R27): its replay shows seed and actions")
+    ] = False
+    seat: Annotated[
+        Seat | None,
+        Meta(description="the seat of the player whose history or profile lists it"),
+    ] = None
+    rating: Annotated[
+        RatingChange | None,
+        Meta(description="how that seat's player's rating moved with it, if it counted"),
+    ] = None
+    replay: Annotated[
+        bool,
+        Meta(
+            description="the server still keeps its record: `replay` of `match` answers "
+            "(as that seat saw it, R25, R27). False once it is older than the server keeps"
+        ),
+    ] = True
+
+
+class LeaderboardEntry(_Value, frozen=True, kw_only=True):
+    """One line of the leaderboard. Added within version 1."""
+
+    rank: Annotated[int, Meta(ge=1, description="the place, 1 first, by `rating.ordinal`")]
+    player: Annotated[
+        Identifier, Meta(description="the player id, or a bot strength's (`bot_medium`)")
+    ]
+    name: Annotated[Name, Meta(description="the player's name, or the bots'")]
+    kind: Annotated[PlayerKind, Meta(description="a person or the server's bots")]
+    rating: Annotated[Rating, Meta(description="the rating")]
+    matches: Annotated[Count, Meta(description="rated matches that counted")]
+    wins: Annotated[Count, Meta(description="of those, the ones won (shared wins too, R23)")]
+    strength: Annotated[Strength | None, Meta(description="for bots: their strength")] = None
 
 
 # -- the snapshot -----------------------------------------------------------

@@ -504,7 +504,7 @@ class TulipsServer:
 
     def _check_new_player(self, peer: Peer, hello: wire.Hello) -> None:
         """A hello without a token makes an identity: only so many per address."""
-        if hello.token is not None:
+        if hello.token is not None or hello.link is not None:
             return
         if not self.config.limits_address(peer.address):
             return

@@ -5,6 +5,9 @@ or any client that speaks PROTOCOL.md; GET /healthz answers a short JSON
 status. On a LAN address the server announces itself, so "tulips connect"
 lists it. With --web, browsers on the LAN play at http://HOST:WEBPORT too,
 nothing to install. Ctrl-C or SIGTERM stops it cleanly.
+
+The operator's tools, on a data directory no server uses: "tulips-server
+ratings export|reset" and "tulips-server players remove" (each with --help).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.limits import MAX_NAME_LENGTH
 from protocol.version import add_version_flag
 
-from . import fdguard
+from . import fdguard, operator_tools
 from .app import TulipsServer
 from .cluster import options as cluster_options
 from .cluster.workers import supervise
@@ -311,7 +314,12 @@ def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def main(argv: list[str] | None = None, *, setup: Setup | None = None) -> int:
     """Entry point of ``tulips-server``. ``setup`` is called with the server
-    before it starts (to install hooks: the fault-injecting test runner does)."""
+    before it starts (to install hooks: the fault-injecting test runner does).
+    ``tulips-server ratings …`` and ``tulips-server players …`` run the
+    operator's tools instead (:mod:`.operator_tools`)."""
+    words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in operator_tools.COMMANDS:
+        return operator_tools.main(words)
     config = parse_args(argv)
     if config.workers > 1 and config.worker is None:
         return supervise(config, sys.argv[1:] if argv is None else argv)

@@ -22,6 +22,8 @@ import time
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .names import name_key
+
 __all__ = ["Player", "Players", "hash_token"]
 
 
@@ -41,6 +43,13 @@ class Player:
     connections: set[object] = field(default_factory=set)
     #: when the player was last connected (time.time()); for forgetting the unused
     last_seen: float = field(default_factory=time.time)
+    #: the token hashes of the player's other devices (linked with a one-time code)
+    other_tokens: list[str] = field(default_factory=list)
+
+    @property
+    def token_hashes(self) -> list[str]:
+        """Every token hash that proves this player."""
+        return [self.token_hash, *self.other_tokens]
 
     @property
     def connected(self) -> bool:
@@ -55,6 +64,7 @@ class Players:
     def __init__(self) -> None:
         self._by_id: dict[str, Player] = {}
         self._by_token: dict[str, Player] = {}
+        self._by_name: dict[str, Player] = {}
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -72,18 +82,51 @@ class Players:
     def add(self, player: Player) -> None:
         """Register a player (new, or restored from storage)."""
         self._by_id[player.id] = player
-        self._by_token[player.token_hash] = player
+        for digest in player.token_hashes:
+            self._by_token[digest] = player
+        self._by_name.setdefault(name_key(player.name), player)
+
+    def add_token(self, player: Player, token_hash: str) -> None:
+        """One more device's token proves ``player`` (a linked device)."""
+        if token_hash not in player.other_tokens:
+            player.other_tokens.append(token_hash)
+        if self._by_id.get(player.id) is player:
+            self._by_token[token_hash] = player
+
+    def rename(self, player: Player, name: str) -> None:
+        """The player goes by ``name`` now."""
+        self._unname(player)
+        player.name = name
+        if self._by_id.get(player.id) is player:
+            self._by_name.setdefault(name_key(name), player)
+
+    def named(self, name: str) -> Player | None:
+        """The player in memory whose name is ``name`` in any case, if any."""
+        return self._by_name.get(name_key(name))
+
+    def _unname(self, player: Player) -> None:
+        key = name_key(player.name)
+        if self._by_name.get(key) is player:
+            del self._by_name[key]
+
+    def _drop(self, player: Player) -> None:
+        self._by_id.pop(player.id, None)
+        for digest in player.token_hashes:
+            if self._by_token.get(digest) is player:
+                del self._by_token[digest]
+        self._unname(player)
 
     def remove(self, player: Player) -> None:
         """Forget a player (one whose identity could not be stored)."""
-        self._by_id.pop(player.id, None)
-        self._by_token.pop(player.token_hash, None)
+        self._drop(player)
 
     def by_token(self, token: str) -> Player | None:
         """The player this token proves, if any."""
         digest = hash_token(token)
         player = self._by_token.get(digest)
-        if player is None or not hmac.compare_digest(player.token_hash, digest):
+        if player is None or not any(
+            hmac.compare_digest(known, digest) for known in player.token_hashes
+        ):
             return None
         return player
 
@@ -99,8 +142,7 @@ class Players:
         for player in candidates:
             if player.connections or player.id in keep or self._by_id.get(player.id) is not player:
                 continue
-            del self._by_id[player.id]
-            self._by_token.pop(player.token_hash, None)
+            self._drop(player)
             evicted += 1
         return evicted
 
@@ -113,6 +155,5 @@ class Players:
             if not player.connections and player.last_seen < before and player.id not in keep
         ]
         for player in gone:
-            del self._by_id[player.id]
-            del self._by_token[player.token_hash]
+            self._drop(player)
         return gone

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import logging
 import math
 import secrets
@@ -22,6 +23,8 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+import msgspec
 
 import protocol as wire
 from engine import Ruleset
@@ -31,6 +34,7 @@ from protocol.limits import MAX_MATCHES_LISTED
 from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players, hash_token
+from .linking import LinkCodes
 from .match import commands
 from .match.actor import MatchActor
 from .match.bots import Bot
@@ -38,13 +42,20 @@ from .match.commitment import new_salt
 from .match.core import CoreConfig, MatchCore, MatchFactory, deal_match
 from .match.info import MatchInfo, Status
 from .match.outputs import Output, Rematch, Reply
+from .match.results import MatchResult
 from .match.seats import Seat
 from .match.settings import MatchSettings
 from .match.thinker import Thinker
 from .match.tutorial import TUTORIAL_FIRST_SEAT, TUTORIAL_SEED, check_tutorial
 from .match.views import action_from_wire, match_removed_frame
+from .names import name_key, numbered, variants
+from .operator_tools import REMOVED_TOKEN
 from .peer import Peer
 from .ratelimit import Lockout
+from .ratings import cards
+from .ratings.book import RatingsBook
+from .ratings.ledger import Change, Ledger, MemoryLedger, SqlLedger
+from .ratings.model import STRENGTH_OF, default_rated
 from .rulesets import offered, ruleset_info
 from .storage import Storage, StorageError, persist
 
@@ -120,6 +131,18 @@ class Lobby:
         )
         self._halted = False
         self._stopping: set[asyncio.Task[None]] = set()
+        #: the one owner of the ratings: finished matches' results, applied in order
+        self.ratings = RatingsBook(self._ledger(), self._announce_ratings)
+        #: while :meth:`open` restores matches: the finished ones' results, put in order
+        self._restored_results: list[MatchResult] | None = None
+        #: one-time codes that link another device to a player
+        self.link_codes = LinkCodes()
+
+    def _ledger(self) -> Ledger:
+        """Where ratings are kept: SQLite beside the matches, or memory."""
+        if self.storage is not None:
+            return SqlLedger(self.storage)
+        return MemoryLedger(lambda ident: p.name if (p := self.players.get(ident)) else None)
 
     # -- life -----------------------------------------------------------------------------
 
@@ -146,9 +169,16 @@ class Lobby:
                 continue
             self._add(core)
         self.players.evict(list(self.players), self._named())  # of unrebuilt rows
+        self._restored_results = []
         for actor in list(self.matches.values()):  # an open one may go at once
             actor.post(commands.Resume())
         await asyncio.gather(*(actor.settled() for actor in list(self.matches.values())))
+        restored, self._restored_results = self._restored_results, None
+        # a result not applied yet (a crash between a match's end and its ratings)
+        # is applied now, once, in the order the matches finished
+        for result in sorted(restored, key=lambda r: (r.finished, r.match)):
+            if not self.ratings.ledger.applied(result.match):
+                self.ratings.submit(result)
         log.info(
             "storage %s: %d matches (%d running) restored, naming %d players",
             storage.path,
@@ -190,6 +220,14 @@ class Lobby:
         if busy:
             log.error("matches %s were still waiting for the disk", ", ".join(busy))
         await asyncio.gather(*(actor.stop() for actor in list(self.matches.values())))
+        if not self.ratings.idle:  # results not applied by then are applied at the next start
+            try:
+                await asyncio.wait_for(
+                    self.ratings.settled(), max(0.0, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                log.warning("ratings of finished matches are left to apply at the next start")
+        await self.ratings.close()
         if self._stopping:
             await asyncio.gather(*self._stopping, return_exceptions=True)
         if self.storage is not None:
@@ -318,6 +356,20 @@ class Lobby:
         player = self.players.get(player_id)
         return commands.Person(player.id, player.name) if player is not None else None
 
+    def finished(self, result: MatchResult) -> None:
+        """A match ended (or was restored ended): its result goes to the ratings."""
+        if self._restored_results is not None:
+            self._restored_results.append(result)
+        else:
+            self.ratings.submit(result)
+
+    def _announce_ratings(self, result: MatchResult, changes: list[Change]) -> None:
+        """Tell everyone in the match how their ratings moved."""
+        actor = self.matches.get(result.match)
+        if changes and actor is not None:
+            frame = wire.encode(cards.ratings_notice(result.match, changes))
+            actor.post(commands.Broadcast((frame,)))
+
     def gone(self, match_id: str) -> None:
         """An open match nobody is in any more goes away, and is not restored."""
         actor = self.matches.pop(match_id, None)
@@ -414,14 +466,24 @@ class Lobby:
                 player = await self._stored_player(self.storage, token)
             if player is None:
                 raise refused(ErrorCode.BAD_TOKEN, "unknown resume token")
-            renamed = player.name != message.name
-            player.name = message.name
-            for old in list(player.connections):  # the newer connection wins
+            # a returning player may change their name with hello, to a free one:
+            # a name another player holds leaves theirs as it was
+            renamed = player.name != message.name and not await self.name_taken(
+                message.name, player.id
+            )
+            if renamed:
+                self.players.rename(player, message.name)
+        elif message.link is not None:
+            player, token = await self._link(peer, message.link)
+            renamed = False
+        else:
+            name = await self.free_name(message.name)
+            player, token = self.players.new(name)
+            renamed = True
+        if message.token is not None or message.link is not None:
+            for old in list(player.connections):  # the newer connection wins, on any device
                 if isinstance(old, Peer) and old is not peer:
                     old.close(wire.CloseCode.REPLACED, "replaced by a newer connection")
-        else:
-            player, token = self.players.new(message.name)
-            renamed = True
         peer.player = player  # connected from now: not evicted while its storing is awaited
         player.connections.add(peer)
         if renamed and self.storage is not None:
@@ -449,6 +511,93 @@ class Lobby:
             rulesets=self.ruleset_infos,
         )
 
+    # -- names and linked devices -----------------------------------------------------------
+
+    async def name_taken(self, name: str, me: str | None) -> bool:
+        """Whether another player than ``me`` holds ``name``, in any case."""
+        holder = self.players.named(name)
+        if holder is not None:
+            return holder.id != me
+        if self.storage is not None:
+            try:
+                stored = self.storage.player_named(name_key(name))
+            except (StorageError, sqlite3.Error) as exc:
+                log.warning("names cannot be read now: %s", exc)
+                return False
+            return stored is not None and stored != me
+        return False
+
+    async def free_name(self, name: str) -> str:
+        """``name``, or its first free variant (``Anna 2``) if another player holds it."""
+        for candidate in variants(name):
+            if not await self.name_taken(candidate, None):
+                return candidate
+        return numbered(name, secrets.randbelow(10**9))  # a thousand Annas: any number
+
+    async def _link(self, peer: Peer, code: str) -> tuple[Player, str]:
+        """A new token of its own for a second device of the player whose
+        one-time code it gives; refused for a wrong code, and for an address
+        that tried too many."""
+        wait = self.link_codes.locked(peer.address)
+        if wait > 0:
+            raise refused(
+                ErrorCode.RATE_LIMITED,
+                f"too many wrong link codes from here; try again in {math.ceil(wait)} s",
+            )
+        player_id = await self.redeem_link(code, peer.address)
+        player = None
+        if player_id is not None:
+            player = self.players.get(player_id) or await self._stored_by_id(player_id)
+        if player is None:
+            raise refused(
+                ErrorCode.BAD_LINK_CODE,
+                "no such link code, or it expired or was used: ask the other device for a new one",
+            )
+        token = secrets.token_urlsafe(24)
+        digest = hash_token(token)
+        if self.storage is not None:
+            try:
+                await self.storage.add_token(player.id, digest, time.time())
+            except StorageError as exc:
+                log.error("a linked device is refused (storage_unavailable): %s", exc)
+                raise refused(
+                    ErrorCode.STORAGE_UNAVAILABLE,
+                    "the server cannot store the new device now; try again later",
+                ) from None
+        self.players.add_token(player, digest)
+        await self.linked(player, digest)
+        log.info("%s (%s) linked another device", player.name, player.id)
+        return player, token
+
+    async def redeem_link(self, code: str, address: str) -> str | None:
+        """The player a link code names, spending it (a cluster asks its store)."""
+        return self.link_codes.redeem(code, address)
+
+    async def linked(self, player: Player, token_hash: str) -> None:
+        """A device was linked to ``player`` (a cluster tells its other nodes)."""
+
+    async def _stored_by_id(self, player_id: str) -> Player | None:
+        """The stored player with this id, brought into memory."""
+        if self.storage is None:
+            return None
+        try:
+            stored = self.storage.player(player_id)
+            others = self.storage.other_tokens(player_id) if stored is not None else []
+        except (StorageError, sqlite3.Error) as exc:
+            log.error("a player cannot be read (storage_unavailable): %s", exc)
+            raise refused(
+                ErrorCode.STORAGE_UNAVAILABLE, "the server cannot read its players now; try again"
+            ) from None
+        if stored is None:
+            return None
+        player = self.players.get(player_id)
+        if player is not None:
+            return player
+        player = Player(id=stored.id, name=stored.name, token_hash=stored.token_hash)
+        player.other_tokens = others
+        self.players.add(player)
+        return player
+
     async def _stored_player(self, storage: Storage, token: str) -> Player | None:
         """The player this token proves, brought back from disk into memory."""
         async with self._forgetting:  # not while the player may be being deleted
@@ -465,7 +614,12 @@ class Lobby:
             ) from None
         if stored is None:
             return None
+        known = self.players.get(stored.id)  # in memory, proved by another of its tokens
+        if known is not None:
+            self.players.add_token(known, hash_token(token))
+            return known
         player = Player(id=stored.id, name=stored.name, token_hash=stored.token_hash)
+        player.other_tokens = storage.other_tokens(stored.id)
         self.players.add(player)
         return player
 
@@ -555,6 +709,16 @@ class Lobby:
                 await self.play_again(peer, message)
             case wire.Replay():
                 await self.replay(peer, message)
+            case wire.Profile():
+                self._reply(peer, await self.profile(peer, message))
+            case wire.Leaderboard():
+                self._reply(peer, await self.leaderboard(peer, message))
+            case wire.History():
+                self._reply(peer, await self.history(peer, message))
+            case wire.LinkCode():
+                await self.link_code(peer, message)
+            case wire.Rename():
+                await self.rename(peer, message)
             case wire.Hello():
                 raise refused(ErrorCode.NOT_WELCOME, "this connection has already said hello")
             case _:
@@ -654,6 +818,8 @@ class Lobby:
             open_box=message.open_box,
             tutorial=message.tutorial,
         )
+        rated = message.rated if message.rated is not None else default_rated(settings)
+        settings = dataclasses.replace(settings, rated=rated)
         person = self._person(peer)
         actor = self._new_match(match_id, settings, person, seats)
         free = next((seat.index for seat in seats if seat.kind == "empty"), None)
@@ -756,6 +922,104 @@ class Lobby:
             peer.id, self._person(peer), message.join_code, message.from_seq, message.id
         )
         self._count_code(peer, actor, await actor.call(replay))
+
+    # -- profiles, ratings and history ----------------------------------------------------
+
+    def replayable(self, match_id: str) -> bool:
+        """Whether ``replay`` of this match is answered now (the server keeps it)."""
+        return match_id in self.matches and match_id in self._announced
+
+    def _ratings_ledger(self) -> Ledger:
+        """The ledger the answers read (a cluster's shared ratings live in its store)."""
+        return self.ratings.ledger
+
+    async def whois(self, ident: str) -> tuple[str, float | None] | None:
+        """A player's name now and when they were first seen, if the server
+        knows them (a removed player is not known)."""
+        player = self.players.get(ident)
+        if self.storage is not None:
+            try:
+                rows = self.storage.query(
+                    "SELECT name, created, token_hash FROM players WHERE id = ?", (ident,)
+                )
+            except (StorageError, sqlite3.Error) as exc:
+                log.warning("players cannot be read now: %s", exc)
+                rows = []
+            if rows:
+                name, created, token_hash = rows[0]
+                if str(token_hash).startswith(REMOVED_TOKEN):
+                    return None
+                return (player.name if player is not None else str(name)), float(created)
+        return (player.name, None) if player is not None else None
+
+    async def profile(self, peer: Peer, message: wire.Profile) -> wire.ProfileCard:
+        """A player's card (default: the requester's), or a bot strength's."""
+        me = self._player(peer)
+        ident = message.player or me.id
+        ledger = self._ratings_ledger()
+        if ident in STRENGTH_OF:
+            card = await cards.profile_card(ledger, ident, ident, None, self.replayable)
+        else:
+            known = (
+                await self.whois(ident) if ident != me.id else (me.name, await self._since(me.id))
+            )
+            if known is None:
+                raise refused(ErrorCode.NO_SUCH_PLAYER, f"no player {ident!r} on this server")
+            card = await cards.profile_card(ledger, ident, known[0], known[1], self.replayable)
+        return msgspec.structs.replace(card, id=message.id)
+
+    async def _since(self, ident: str) -> float | None:
+        known = await self.whois(ident)
+        return known[1] if known is not None else None
+
+    async def leaderboard(self, peer: Peer, message: wire.Leaderboard) -> wire.LeaderboardPage:
+        """A page of the leaderboard, with the requester's own line."""
+        me = self._player(peer).id
+        page = await cards.leaderboard_page(
+            self._ratings_ledger(), message.offset, message.limit, me
+        )
+        return msgspec.structs.replace(page, id=message.id)
+
+    async def history(self, peer: Peer, message: wire.History) -> wire.HistoryPage:
+        """A page of the requester's finished matches, latest first."""
+        me = self._player(peer).id
+        page = await cards.history_page(
+            self.ratings.ledger, me, message.before, message.limit, self.replayable
+        )
+        return msgspec.structs.replace(page, id=message.id)
+
+    async def link_code(self, peer: Peer, message: wire.LinkCode) -> None:
+        """A one-time code that links another device to the requester."""
+        issued = await self.issue_link(self._player(peer).id)
+        if issued is None:
+            raise refused(
+                ErrorCode.RATE_LIMITED, "too many link codes asked for lately; try in a minute"
+            )
+        code, ttl = issued
+        self._reply(peer, wire.LinkCodeIssued(id=message.id, code=code, expires_in=ttl))
+
+    async def issue_link(self, player_id: str) -> tuple[str, float] | None:
+        """A new link code for the player, and its seconds to live (a cluster
+        keeps it in its store, so that any node takes it)."""
+        return self.link_codes.issue(player_id)
+
+    async def rename(self, peer: Peer, message: wire.Rename) -> None:
+        """The requester goes by a new name, if no other player holds it."""
+        player = self._player(peer)
+        if await self.name_taken(message.name, player.id):
+            raise wire.ProtocolError(
+                ErrorCode.NAME_TAKEN,
+                f"another player is called {message.name!r} (names are unique in any case)",
+                path="rename.name",
+            )
+        self.players.rename(player, message.name)
+        if self.storage is not None:
+            await persist.store_player(self.storage, self.players, player, new=False)
+        await self.renamed(player)
+        self._reply(peer, wire.Ok(id=message.id))
+
+    async def renamed(self, player: Player) -> None:
+        """A player took a new name (a cluster tells its store)."""
 
 
 def _error_in(outputs: list[Output]) -> str | None:

@@ -24,6 +24,9 @@ __all__ = [
     "NodeInfo",
     "PlayerEntry",
     "Presence",
+    "RatedChange",
+    "RatingEntry",
+    "RatingsApplied",
     "Stamp",
     "decode",
     "encode",
@@ -66,6 +69,35 @@ class PlayerEntry(msgspec.Struct, frozen=True):
     id: str
     name: str
     token_hash: str
+    #: the token hashes of the player's other devices (linked with a code)
+    other_tokens: tuple[str, ...] = ()
+
+
+class RatingEntry(msgspec.Struct, frozen=True):
+    """One identity's rating, shared by every node (``rating:<id>``)."""
+
+    mu: float
+    sigma: float
+    matches: int = 0
+    wins: int = 0
+
+
+class RatedChange(msgspec.Struct, frozen=True):
+    """How one seat's rating moved with a rated match."""
+
+    seat: int
+    ident: str
+    name: str
+    before: tuple[float, float]
+    after: tuple[float, float]
+
+
+class RatingsApplied(msgspec.Struct, frozen=True):
+    """The mark that a match's result was applied to the shared ratings, with
+    its changes (``applied:<match>``): a match counts once, on any node."""
+
+    match: str
+    changes: tuple[RatedChange, ...] = ()
 
 
 class DirectoryEntry(msgspec.Struct, frozen=True):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -31,15 +32,19 @@ from protocol.limits import MAX_MATCHES_LISTED
 
 from ..config import ServerConfig
 from ..identity import Player, hash_token
+from ..linking import normalise
 from ..lobby import Lobby
 from ..match import commands
 from ..match.actor import MatchActor
 from ..match.info import MatchInfo
+from ..names import name_key
 from ..peer import Peer
+from ..ratings.ledger import SqlLedger
 from ..storage import persist
 from .naming import node_id_for, node_url
 from .node import Node
-from .store import Store
+from .ratings import ClusterLedger
+from .store import Store, StoreUnavailable
 
 __all__ = ["ClusterLobby"]
 
@@ -69,6 +74,10 @@ class ClusterLobby(Lobby):
             self,
             heartbeat=config.heartbeat,
         )
+        if self.storage is not None:  # ratings are the cluster's, history this node's
+            self.ratings.ledger = ClusterLedger(self.node.store, SqlLedger(self.storage))
+        else:
+            log.warning("a cluster node without storage keeps ratings of its own, in memory")
 
     # -- life -----------------------------------------------------------------------------
 
@@ -143,8 +152,107 @@ class ClusterLobby(Lobby):
         player = peer.player
         assert player is not None
         await self.node.register_player(player)
+        await self._claim_name(player, None)
         self.node.connected(player.id)
         return welcome
+
+    # -- names, linked devices and ratings, shared by every node ---------------------------
+
+    async def name_taken(self, name: str, me: str | None) -> bool:
+        """Taken here, or by a player of any node (as the cluster's store says)."""
+        if await super().name_taken(name, me):
+            return True
+        try:
+            holder = await self.node.store.name_holder(name_key(name))
+        except StoreUnavailable as exc:
+            log.info("names cannot be checked in the cluster now: %s", exc)
+            return False
+        return holder is not None and holder != me
+
+    async def _claim_name(self, player: Player, old: str | None) -> None:
+        """Hold the player's name in the cluster's store (best effort)."""
+        try:
+            claimed = await self.node.store.claim_name(
+                name_key(player.name), player.id, None if old is None else name_key(old)
+            )
+        except StoreUnavailable as exc:
+            log.info("player %s's name is not held in the cluster now: %s", player.id, exc)
+            return
+        if not claimed:
+            log.warning(
+                "player %s's name %r is held by another node's player", player.id, player.name
+            )
+
+    async def rename(self, peer: Peer, message: wire.Rename) -> None:
+        """As on one server; the cluster holds the new name, and lets the old go."""
+        player = peer.player
+        old = player.name if player is not None else None
+        await super().rename(peer, message)
+        if player is not None:
+            await self._claim_name(player, old)
+
+    async def renamed(self, player: Player) -> None:
+        """Every node learns the new name."""
+        await self.node.register_player(player)
+
+    async def whois(self, ident: str) -> tuple[str, float | None] | None:
+        """Known here, or a player of another node (as the cluster's store has them)."""
+        known = await super().whois(ident)
+        if known is not None:
+            return known
+        try:
+            entry = (await self.node.store.player_entries([ident])).get(ident)
+        except StoreUnavailable:
+            return None
+        return (entry.name, None) if entry is not None else None
+
+    async def issue_link(self, player_id: str) -> tuple[str, float] | None:
+        """A code any node of the cluster takes (kept in its store)."""
+        issued = self.link_codes.issue(player_id)
+        if issued is None:
+            return None
+        code, ttl = issued
+        try:
+            await self.node.store.put_link(normalise(code), player_id, ttl)
+        except StoreUnavailable as exc:
+            log.info("a link code is good on this node only: %s", exc)
+        return issued
+
+    async def redeem_link(self, code: str, address: str) -> str | None:
+        """A code from any node: this node's, or the cluster store's."""
+        here = self.link_codes.redeem(code, address, count=False)
+        try:
+            there = await self.node.store.take_link(normalise(code))
+        except StoreUnavailable as exc:
+            log.info("link codes of other nodes cannot be checked now: %s", exc)
+            there = None
+        if here is None and there is None:
+            self.link_codes.failed(address)
+        return here or there
+
+    async def linked(self, player: Player, token_hash: str) -> None:
+        """Every node learns the new device's token."""
+        await self.node.register_player(player)
+
+    async def _stored_by_id(self, player_id: str) -> Player | None:
+        """Here, or a player another node made (stored here from now on)."""
+        player = await super()._stored_by_id(player_id)
+        if player is not None:
+            return player
+        try:
+            entry = (await self.node.store.player_entries([player_id])).get(player_id)
+        except StoreUnavailable:
+            return None
+        if entry is None:
+            return None
+        player = Player(id=entry.id, name=entry.name, token_hash=entry.token_hash)
+        player.other_tokens = list(entry.other_tokens)
+        self.players.add(player)
+        if self.storage is not None:
+            await persist.store_player(self.storage, self.players, player, new=True)
+            for digest in entry.other_tokens:
+                await self.storage.add_token(player.id, digest, time.time())
+        return player
 
     async def _adopt(self, token_hash: str) -> None:
         """Make a player another node knows a player of this node (stored here,
@@ -153,9 +261,12 @@ class ClusterLobby(Lobby):
         if entry is None or self.players.get(entry.id) is not None:
             return  # unknown everywhere: hello answers bad_token
         player = Player(id=entry.id, name=entry.name, token_hash=entry.token_hash)
+        player.other_tokens = list(entry.other_tokens)
         self.players.add(player)
         if self.storage is not None:
             await persist.store_player(self.storage, self.players, player, new=True)
+            for digest in entry.other_tokens:
+                await self.storage.add_token(player.id, digest, time.time())
 
     async def after_welcome(self, peer: Peer) -> None:
         """Put a returning player back in their newest seat — or send them to

@@ -254,7 +254,12 @@ class Node:
     async def register_player(self, player: Player) -> None:
         """Make a new identity (or a new name) known to every node before the
         welcome; if Redis is away, it is registered when Redis is back."""
-        entry = PlayerEntry(id=player.id, name=player.name, token_hash=player.token_hash)
+        entry = PlayerEntry(
+            id=player.id,
+            name=player.name,
+            token_hash=player.token_hash,
+            other_tokens=tuple(player.other_tokens),
+        )
         try:
             await self.store.put_players([entry], overwrite=True)
         except StoreUnavailable as exc:
@@ -355,7 +360,7 @@ class Node:
             await self.store.publish(entries[start : start + _CHUNK])
         self._published = set(local)
         players = [
-            PlayerEntry(id=p.id, name=p.name, token_hash=p.token_hash)
+            PlayerEntry(p.id, p.name, p.token_hash, tuple(p.other_tokens))
             for p in self.hooks.known_players()
         ]
         for start in range(0, len(players), _CHUNK):

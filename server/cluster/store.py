@@ -14,7 +14,17 @@ Keys (all under ``tulips:``):
 ``players``          hash    player id → :class:`PlayerEntry` (token hash only)
 ``tokens``           hash    token hash → player id
 ``online``           hash    player id → the node the player is connected to
+``rating:<id>``      string  a :class:`RatingEntry` (a player's, or ``bot_<strength>``)
+``board``            zset    rating id → ordinal (μ − 3σ): the leaderboard
+``applied:<match>``  string  :class:`RatingsApplied`: the match's result counted, once
+``names``            hash    a name's key (casefold) → the player id that holds it
+``link:<code>``      string  the player a one-time link code names, with a time to live
 ===================  ======  ==================================================
+
+Ratings change in one transaction with the mark that a match was applied
+(``WATCH`` the mark and the ratings, read, ``MULTI``/``EXEC``; a change by
+another node meanwhile makes it read again), so two nodes ending matches of
+one player at once lose no update, and no match counts twice.
 
 Channels: ``tulips:lobby`` carries directory entries as they change (the
 ``match_update``s of every node), ``tulips:presence`` carries
@@ -51,9 +61,19 @@ import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, WatchError
 
-from .entries import DirectoryEntry, EntryError, NodeInfo, PlayerEntry, Presence, decode, encode
+from .entries import (
+    DirectoryEntry,
+    EntryError,
+    NodeInfo,
+    PlayerEntry,
+    Presence,
+    RatingEntry,
+    RatingsApplied,
+    decode,
+    encode,
+)
 from .freshness import Stamper
 from .signing import BadSeal, Sealer
 
@@ -69,6 +89,10 @@ TOKENS = _PREFIX + "tokens"
 ONLINE = _PREFIX + "online"
 LOBBY = _PREFIX + "lobby"
 PRESENCE = _PREFIX + "presence"
+BOARD = _PREFIX + "board"
+NAMES = _PREFIX + "names"
+#: tries of a ratings transaction that other nodes' changes keep interrupting
+_RATING_TRIES = 100
 
 #: HDEL the player from ``online`` only if it is still marked on this node
 #: (a newer hello on another node has moved them there meanwhile).
@@ -87,6 +111,8 @@ _SEAL_KIND: dict[type, str] = {
     DirectoryEntry: "directory",
     PlayerEntry: "player",
     Presence: "presence",
+    RatingEntry: "rating",
+    RatingsApplied: "applied",
 }
 #: The values stamped when they are sent (and refused without a stamp).
 _STAMPED = (DirectoryEntry, Presence)
@@ -102,6 +128,10 @@ def shown_url(url: str) -> str:
     user = parts.username or ""
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _rating_key(ident: str) -> str:
+    return _PREFIX + "rating:" + ident
 
 
 def _node_key(node: str) -> str:
@@ -336,7 +366,132 @@ class Store:
         entry = self.unpack(data, PlayerEntry, f"player {player!r}")
         if entry is None or entry.id != player:
             return None
-        return entry if entry.token_hash == token_hash else None
+        return entry if token_hash in (entry.token_hash, *entry.other_tokens) else None
+
+    @_guarded
+    async def player_entries(self, ids: Iterable[str]) -> dict[str, PlayerEntry]:
+        """The registered identities of these player ids (names for the leaderboard)."""
+        names = list(ids)
+        if not names:
+            return {}
+        found = {}
+        for player, data in zip(names, await self._redis.hmget(PLAYERS, names), strict=True):
+            entry = None if data is None else self.unpack(data, PlayerEntry, f"player {player!r}")
+            if entry is not None and entry.id == player:
+                found[player] = entry
+        return found
+
+    # -- names and link codes ---------------------------------------------------------------
+
+    @_guarded
+    async def name_holder(self, key: str) -> str | None:
+        """The player id that holds a name (by its key), if any."""
+        holder = await self._redis.hget(NAMES, key)
+        return None if holder is None else holder.decode(errors="replace")
+
+    @_guarded
+    async def claim_name(self, key: str, player_id: str, old_key: str | None) -> bool:
+        """Hold a name for a player (and let go of its old one); False if
+        another player holds it already."""
+        if not await self._redis.hsetnx(NAMES, key, player_id):
+            holder = await self._redis.hget(NAMES, key)
+            if holder is None or holder.decode(errors="replace") != player_id:
+                return False
+        if old_key is not None and old_key != key:
+            await self._redis.eval(_FORGET_IF_HERE, 1, NAMES, old_key, player_id)
+        return True
+
+    @_guarded
+    async def put_link(self, code: str, player_id: str, ttl: float) -> None:
+        """A one-time link code naming a player, until it expires."""
+        await self._redis.set(_PREFIX + "link:" + code, player_id, px=max(1, round(ttl * 1000)))
+
+    @_guarded
+    async def take_link(self, code: str) -> str | None:
+        """The player a link code names, spending it; None if unknown or expired."""
+        player = await self._redis.getdel(_PREFIX + "link:" + code)
+        return None if player is None else player.decode(errors="replace")
+
+    # -- ratings -------------------------------------------------------------------------
+
+    @_guarded
+    async def ratings(self, idents: Iterable[str]) -> dict[str, RatingEntry]:
+        """The shared ratings of these identities (those that have one)."""
+        names = list(idents)
+        if not names:
+            return {}
+        values = await self._redis.mget([_rating_key(ident) for ident in names])
+        found = {}
+        for ident, data in zip(names, values, strict=True):
+            entry = None if data is None else self.unpack(data, RatingEntry, f"rating {ident!r}")
+            if entry is not None:
+                found[ident] = entry
+        return found
+
+    @_guarded
+    async def apply_ratings(
+        self,
+        match: str,
+        idents: Iterable[str],
+        compute: Callable[[dict[str, RatingEntry]], tuple[RatingsApplied, dict[str, RatingEntry]]],
+    ) -> tuple[RatingsApplied, bool]:
+        """Apply a match's result to the shared ratings, once: ``compute`` gets
+        the ratings now and says the new ones; they are written with the
+        match's mark in one transaction, read again if another node changed
+        any of them meanwhile. The mark, and whether this call applied it (False:
+        a node had before)."""
+        keys = [_rating_key(ident) for ident in idents]
+        mark = _PREFIX + "applied:" + match
+        async with self._redis.pipeline(transaction=True) as pipe:
+            for _ in range(_RATING_TRIES):
+                try:
+                    await pipe.watch(mark, *keys)
+                    done = await pipe.get(mark)
+                    if done is not None:
+                        await pipe.reset()
+                        found = self.unpack(done, RatingsApplied, f"applied {match!r}")
+                        return found or RatingsApplied(match=match), False
+                    values = await pipe.mget(keys) if keys else []
+                    now = {}
+                    for key, data in zip(keys, values, strict=True):
+                        entry = None if data is None else self.unpack(data, RatingEntry, key)
+                        if entry is not None:
+                            now[key[len(_PREFIX + "rating:") :]] = entry
+                    applied, new = compute(now)
+                    pipe.multi()
+                    pipe.set(mark, self._pack(applied))
+                    for ident, entry in new.items():
+                        pipe.set(_rating_key(ident), self._pack(entry))
+                        pipe.zadd(BOARD, {ident: entry.mu - 3 * entry.sigma})
+                    await pipe.execute()
+                    return applied, True
+                except WatchError:
+                    continue
+        raise StoreUnavailable(f"the ratings of match {match} kept changing under it")
+
+    @_guarded
+    async def board(self, offset: int, limit: int) -> tuple[list[tuple[str, RatingEntry]], int]:
+        """A page of the shared leaderboard, best first, and its length."""
+        idents = [
+            ident.decode(errors="replace")
+            for ident in await self._redis.zrevrange(BOARD, offset, offset + limit - 1)
+        ]
+        total = int(await self._redis.zcard(BOARD))
+        entries = await self.ratings(idents)
+        return [(ident, entries[ident]) for ident in idents if ident in entries], total
+
+    @_guarded
+    async def board_place(self, ident: str) -> int | None:
+        """An identity's place on the shared leaderboard (1 first), if on it."""
+        rank = await self._redis.zrevrank(BOARD, ident)
+        return None if rank is None else int(rank) + 1
+
+    @_guarded
+    async def reset_ratings(self) -> None:
+        """Every shared rating starts again (the applied marks stay: nothing counts twice)."""
+        async for key in self._redis.scan_iter(match=_PREFIX + "rating:*", count=1000):
+            await self._redis.delete(key)
+        await self._redis.delete(BOARD)
 
     # -- presence ---------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ from .outputs import (
     Changed,
     Entered,
     Exited,
+    Finished,
     Gone,
     Output,
     Rematch,
@@ -53,6 +54,7 @@ from .outputs import (
     Store,
 )
 from .records import Write
+from .results import MatchResult
 from .thinker import Thinker
 
 __all__ = ["MatchActor", "MatchHost", "MatchStore"]
@@ -77,6 +79,10 @@ class MatchHost(Protocol):
 
     def exited(self, conn: ConnId, match_id: str) -> None:
         """The connection is no longer in the match."""
+        ...
+
+    def finished(self, result: MatchResult) -> None:
+        """The match ended: its result, for the ratings (after its final action's store)."""
         ...
 
     def rematch(self, match_id: str, rematch: Rematch) -> None:
@@ -336,6 +342,8 @@ class MatchActor:
                 host.rematch(self.id, output)
             case Gone():
                 host.gone(self.id)
+            case Finished(result):
+                host.finished(result)
 
     def _write_soon(self, writes: Sequence[Write]) -> None:
         if self._store is None:

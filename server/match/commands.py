@@ -20,6 +20,7 @@ __all__ = [
     "AddBot",
     "Attach",
     "BotDecided",
+    "Broadcast",
     "Chat",
     "Command",
     "ConnId",
@@ -195,6 +196,13 @@ class RematchOpened(msgspec.Struct, frozen=True):
     host: Person
 
 
+class Broadcast(msgspec.Struct, frozen=True):
+    """Frames for everyone in the match now, players and spectators (the
+    ``ratings`` notice once a finished match's result is applied)."""
+
+    frames: tuple[bytes, ...]
+
+
 class Tick(msgspec.Struct, frozen=True):
     """A timer the core set has fired."""
 
@@ -242,6 +250,7 @@ Command = (
     | Chat
     | PlayAgain
     | RematchOpened
+    | Broadcast
     | Tick
     | BotDecided
     | Stored

@@ -54,6 +54,7 @@ from .commands import (
     AddBot,
     Attach,
     BotDecided,
+    Broadcast,
     Chat,
     Command,
     ConnId,
@@ -82,6 +83,7 @@ from .outputs import (
     Changed,
     Entered,
     Exited,
+    Finished,
     Gone,
     Output,
     Rematch,
@@ -91,6 +93,7 @@ from .outputs import (
     Store,
 )
 from .records import AppendAction, ForgetOpenMatch, MatchRow, SaveMatch, StoredSeat, Write
+from .results import MatchResult, SeatResult, places
 from .seats import Seat
 from .settings import MatchSettings
 from .timers import Timers
@@ -179,6 +182,10 @@ class MatchCore:
         #: who chose the action whose first event has this sequence number, where
         #: the seat's own player did not (``event.by``; replays show it too)
         self.played_by: dict[int, PlayedBy] = {}
+        #: per seat: decisions taken, and those of them the server's stand-in took
+        #: (a seat its stand-in mostly played does not count for its player's rating)
+        self.decisions: list[int] = [0] * len(seats)
+        self.stand_ins: list[int] = [0] * len(seats)
         #: connections in the match now, and the seat each holds (None: a spectator)
         self.members: dict[ConnId, int | None] = {}
         self._who: dict[ConnId, Person] = {}  #: each member's player
@@ -270,6 +277,8 @@ class MatchCore:
                 return self._play_again(command)
             case RematchOpened():
                 return self._rematch_opened(command)
+            case Broadcast():
+                return [Send(self._everyone(), command.frames)] if self.members else []
             case Resume():
                 return self._resume()
             case Halt():
@@ -696,6 +705,7 @@ class MatchCore:
         self._played += 1
         first_seq = len(self.log) + 1
         self.log.extend(events)
+        self._count(seat, by)
         if by is not None:
             self.played_by[first_seq] = by
         self._open_decisions()
@@ -712,9 +722,51 @@ class MatchCore:
                     slot.bot = None
             self._store_soon(outs, SaveMatch(self.row()))
             self._changed(outs)
+            outs.append(Finished(self.result()))
         else:
             self._advance(outs)
         return outs
+
+    def _count(self, seat: int, by: PlayedBy | None) -> None:
+        """One more decision of ``seat``, and whether its stand-in took it."""
+        if seat < len(self.decisions):
+            self.decisions[seat] += 1
+            if by == "stand_in":
+                self.stand_ins[seat] += 1
+
+    def result(self) -> MatchResult:
+        """The finished match's result: every seat's points and place (R23)."""
+        match = self.match
+        assert match is not None and match.scoring is not None, "only a finished match"
+        scoring = match.scoring
+        ranks = places(scoring)
+        seats = []
+        for slot, score in zip(self.seats, scoring.players, strict=True):
+            person = slot.player if not slot.is_bot else None
+            seats.append(
+                SeatResult(
+                    seat=slot.index,
+                    player=person.id if person is not None else None,
+                    name=person.name if person is not None else f"bot {slot.index}",
+                    bot=(slot.bot.strength if slot.bot is not None else None)
+                    if slot.is_bot
+                    else None,
+                    points=score.total,
+                    tulips=score.tulips,
+                    place=ranks[slot.index],
+                    decisions=self.decisions[slot.index],
+                    stand_in=self.stand_ins[slot.index],
+                )
+            )
+        return MatchResult(
+            match=self.id,
+            name=self.settings.name,
+            ruleset=self.settings.ruleset_name,
+            open_box=self.settings.open_box,
+            rated=self.settings.rated,
+            finished=self._finished_at if self._finished_at is not None else self._wall,
+            seats=tuple(seats),
+        )
 
     def _publish(
         self, outs: list[Output], first_seq: int, events: Sequence[Event], by: PlayedBy | None
@@ -973,6 +1025,8 @@ class MatchCore:
         self.status = Status.RUNNING
         self.log = list(match.setup_events)
         self.played_by = {}
+        self.decisions = [0] * len(self.seats)
+        self.stand_ins = [0] * len(self.seats)
         self._played = 0
         self._decisions = Decisions()
         self._open_decisions()
@@ -1017,6 +1071,7 @@ class MatchCore:
             by = marks.get(index)
             if by is not None:
                 self.played_by[len(self.log) + 1] = by
+            self._count(seat, by)
             self._decisions.opened.pop(seat, None)
             self._decisions.taken[seat] = len(self.log)
             self.log.extend(match.apply(seat, action))
@@ -1040,6 +1095,8 @@ class MatchCore:
         self._store_soon(outs, SaveMatch(self.row()))
         self.info = self._info(self._now)
         outs.append(Changed(self.info))
+        if self.status is Status.FINISHED and self.match is not None:
+            outs.append(Finished(self.result()))  # the ratings apply it if they have not
         return outs
 
     def _halt(self) -> list[Output]:

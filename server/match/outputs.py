@@ -17,6 +17,7 @@ from .bots import Bot
 from .commands import ConnId
 from .info import MatchInfo
 from .records import StoredSeat, Write
+from .results import MatchResult
 from .settings import MatchSettings
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "Changed",
     "Entered",
     "Exited",
+    "Finished",
     "Gone",
     "Output",
     "Rematch",
@@ -118,6 +120,13 @@ class RematchPlan(msgspec.Struct, frozen=True):
     seats: tuple[StoredSeat, ...]
 
 
+class Finished(msgspec.Struct, frozen=True):
+    """The match ended (or was restored ended): its result, for the ratings.
+    It follows the store of the final action, so the result is on disk."""
+
+    result: MatchResult
+
+
 class Gone(msgspec.Struct, frozen=True):
     """The match has nobody left to wait for (an open match everyone left): drop it."""
 
@@ -135,4 +144,5 @@ Output = (
     | Exited
     | Rematch
     | Gone
+    | Finished
 )

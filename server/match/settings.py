@@ -39,6 +39,9 @@ class MatchSettings:
     #: a tutorial: the server's fixed deal (:mod:`.tutorial`) against bots, for its
     #: creator alone; never a contest, so never ranked nor rated
     tutorial: bool = False
+    #: its final ranking changes its players' ratings (decided at creation:
+    #: the host's choice, or :func:`server.ratings.model.default_rated`)
+    rated: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """The settings as plain JSON values: what storage keeps."""
@@ -51,6 +54,8 @@ class MatchSettings:
             "first_seat": self.first_seat,
             "open_box": self.open_box,
             "tutorial": self.tutorial,
+            # only when set, so that the settings of unrated matches read as before
+            **({"rated": True} if self.rated else {}),
         }
 
     @classmethod
@@ -73,6 +78,7 @@ class MatchSettings:
             first_seat=_whole(data, "first_seat"),
             open_box=_flag(data, "open_box"),
             tutorial=_flag(data, "tutorial"),
+            rated=_flag(data, "rated"),
         )
 
 
@@ -85,6 +91,7 @@ _FIELDS = {
     "first_seat",
     "open_box",
     "tutorial",
+    "rated",
 }
 
 

@@ -69,6 +69,8 @@ def check_tutorial(message: wire.CreateMatch) -> None:
         raise _bad(
             "a tutorial is not an open-box match: its deal is always the same", f"{path}.open_box"
         )
+    if message.rated:
+        raise _bad("a tutorial is never rated: its deal is always the same", f"{path}.rated")
 
 
 def _bad(message: str, path: str) -> wire.ProtocolError:

@@ -415,6 +415,7 @@ def summary(
         turn_timer=settings.turn_timer,
         open_box=settings.open_box,
         tutorial=settings.tutorial,
+        rated=settings.rated,
         seed_commitment=commitment,
         node=node,
         spectators=len(watching),

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
 import queue
@@ -59,11 +60,13 @@ from typing import Any
 from ..errors import StorageError, StorageLocked
 from ..match.records import AppendAction, ForgetOpenMatch, MatchRow, SaveMatch, StoredSeat, Write
 from ..match.settings import MatchSettings, SettingsError
+from ..names import name_key
 from .diskinfo import describe, is_locked
 from .lockwait import LockWait
 
 __all__ = [
     "APPLICATION_ID",
+    "LOCK_NAME",
     "SCHEMA_VERSION",
     "MatchRow",
     "PlayerRow",
@@ -75,8 +78,11 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 FILE_NAME = "tulips.sqlite3"
+#: the file a server holds a lock on while it uses the data directory, so that
+#: ``tulips-server ratings`` and ``players`` refuse to change it under it
+LOCK_NAME = "tulips.sqlite3.server-lock"
 #: KiB of page cache per SQLite connection (SQLite's default is 2,000)
 PAGE_CACHE_KIB = 512
 #: seconds opening the database waits for another process's lock
@@ -163,6 +169,56 @@ _MIGRATIONS: dict[int, str] = {
     ALTER TABLE matches_new RENAME TO matches;
     CREATE INDEX matches_by_status ON matches(status, created);
     """,
+    # Profiles and ratings (issue 31). A player's name is unique in any case
+    # (``name_key``: its casefold, filled in at open for older rows; older
+    # duplicates keep their names). More devices of one player each have a
+    # token (``player_tokens``). ``results`` has one row per finished match
+    # whose result was applied — its ratings changed in the same transaction,
+    # so a result is applied once — and ``result_seats`` its seats, with each
+    # counting seat's rating before and after.
+    6: """
+    ALTER TABLE players ADD COLUMN name_key TEXT;
+    CREATE INDEX players_by_name_key ON players(name_key);
+    CREATE TABLE player_tokens (
+        token_hash TEXT PRIMARY KEY,
+        player TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE INDEX player_tokens_by_player ON player_tokens(player);
+    CREATE TABLE ratings (
+        player TEXT PRIMARY KEY,          -- a player id, or bot_easy, bot_medium, bot_hard
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        matches INTEGER NOT NULL,         -- rated matches that counted
+        wins INTEGER NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX ratings_by_ordinal ON ratings(mu - 3 * sigma);
+    CREATE TABLE results (
+        match_id TEXT PRIMARY KEY,        -- its rowid orders results as they were applied
+        name TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        open_box INTEGER NOT NULL,
+        rated INTEGER NOT NULL,
+        finished REAL NOT NULL,
+        applied REAL NOT NULL
+    );
+    CREATE TABLE result_seats (
+        match_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        player TEXT,                      -- a person's id; NULL: a bot, or a removed player
+        name TEXT NOT NULL,
+        bot TEXT,
+        points INTEGER NOT NULL,
+        tulips INTEGER NOT NULL,
+        place INTEGER NOT NULL,
+        counted INTEGER NOT NULL,
+        mu_before REAL, sigma_before REAL, mu_after REAL, sigma_after REAL,
+        PRIMARY KEY (match_id, seat)
+    ) WITHOUT ROWID;
+    CREATE INDEX result_seats_by_player ON result_seats(player);
+    CREATE INDEX result_seats_by_bot ON result_seats(bot);
+    """,
 }
 
 
@@ -226,6 +282,7 @@ class Storage:
         self.locked: str | None = None
         self._thread: threading.Thread | None = None
         self._read: sqlite3.Connection | None = None
+        self._lock_file: Any = None
         #: guards ``_accepting`` and ``failed`` against the queue: a write is either
         #: queued before the writer's last look at the queue, or refused
         self._gate = threading.Lock()
@@ -276,9 +333,26 @@ class Storage:
                 " Move it away or choose another --data-dir."
             ) from None
         self._read = connection
+        self._hold_server_lock()
         self._accepting = True
         self._thread = threading.Thread(target=self._writer, name="tulips-storage", daemon=True)
         self._thread.start()
+
+    def _hold_server_lock(self) -> None:
+        """Hold a POSIX lock on :data:`LOCK_NAME` until closed: the operator's
+        tools see that a server uses this data directory. Not holding it (an
+        odd file system) is only logged."""
+        try:
+            self._lock_file = open(self.path.parent / LOCK_NAME, "a+b")  # noqa: SIM115
+            fcntl.lockf(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            log.warning("cannot lock %s (%s): the operator's tools will not see it", self.path, exc)
+
+    def _release_server_lock(self) -> None:
+        if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                self._lock_file.close()  # closing releases the lock
+            self._lock_file = None
 
     def _connect(self, lock_timeout: float) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -319,6 +393,7 @@ class Storage:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
+        _fill_name_keys(connection)
         # one line for the whole set-up, however many migrations it took
         if not existed:
             log.info("created %s (schema version %d)", self.path, SCHEMA_VERSION)
@@ -376,6 +451,7 @@ class Storage:
         if self._read is not None:
             self._read.close()
             self._read = None
+        self._release_server_lock()
 
     # -- the writer thread -------------------------------------------------------------
 
@@ -572,10 +648,17 @@ class Storage:
         await self._write(
             [
                 (
-                    "INSERT INTO players (id, name, token_hash, created, last_seen)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
-                    " last_seen = excluded.last_seen",
-                    (player.id, player.name, player.token_hash, created, created),
+                    "INSERT INTO players (id, name, token_hash, created, last_seen, name_key)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name,"
+                    " last_seen = excluded.last_seen, name_key = excluded.name_key",
+                    (
+                        player.id,
+                        player.name,
+                        player.token_hash,
+                        created,
+                        created,
+                        name_key(player.name),
+                    ),
                 )
             ]
         )
@@ -616,23 +699,49 @@ class Storage:
     async def forget_players(self, ids: Sequence[str], before: float) -> int:
         """Delete these players if they were still last connected before ``before``
         (the caller has left out every player a match names); how many went."""
-        changed: int = await self._submit(
-            [
+        writes: list[_Write] = []
+        for player_id in ids:
+            writes.append(
+                (
+                    "DELETE FROM player_tokens WHERE player = ? AND player IN (SELECT id FROM"
+                    " players WHERE id = ? AND coalesce(last_seen, created) < ?)",
+                    (player_id, player_id, before),
+                )
+            )
+            writes.append(
                 (
                     "DELETE FROM players WHERE id = ? AND coalesce(last_seen, created) < ?",
                     (player_id, before),
                 )
-                for player_id in ids
-            ]
+            )
+        await self._submit(writes)
+        rows = self.query(
+            f"SELECT count(*) FROM players WHERE id IN ({','.join('?' * len(ids))})", list(ids)
         )
-        return changed
+        return len(ids) - int(rows[0][0])
 
     def forget_open_match(self, match_id: str) -> asyncio.Future[None]:
         """Delete a match that never started (it has no actions), after the writes
         queued before it; a match that has started is left alone."""
         return self.write([ForgetOpenMatch(match_id)])
 
+    def write_sql(self, writes: Sequence[tuple[str, Sequence[Any]]]) -> asyncio.Future[Any]:
+        """Queue statements as one job (one transaction's savepoint, behind every
+        write queued before): all of them are stored, or none. The future gets
+        how many rows they changed, or fails with :class:`StorageError`."""
+        return self._submit(list(writes))
+
     # -- reads (at start-up, and for replays) ------------------------------------------
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read (profiles, ratings, history); text that is not
+        UTF-8 reads with replacement characters rather than spoil the query."""
+        reader = self._reader()
+        reader.text_factory = _lenient_text
+        try:
+            return reader.execute(sql, params).fetchall()
+        finally:
+            reader.text_factory = str
 
     def _reader(self) -> sqlite3.Connection:
         if self._read is None:
@@ -663,15 +772,42 @@ class Storage:
         """The stored player with this token hash, if any (a damaged row: None,
         with a log line)."""
         found = self._rows(
-            "SELECT id, name, token_hash FROM players WHERE token_hash = ?", (token_hash,)
+            "SELECT id, name, token_hash FROM players WHERE token_hash = ?"
+            " UNION ALL SELECT p.id, p.name, p.token_hash FROM player_tokens t"
+            " JOIN players p ON p.id = t.player WHERE t.token_hash = ?",
+            (token_hash, token_hash),
         )
         return _player_row(found[0]) if found else None
+
+    def other_tokens(self, player_id: str) -> list[str]:
+        """The token hashes of a player's other devices (linked with a code)."""
+        rows = self.query("SELECT token_hash FROM player_tokens WHERE player = ?", (player_id,))
+        return [str(token) for (token,) in rows]
+
+    def player_named(self, key: str) -> str | None:
+        """The id of the stored player whose name has this key (:func:`name_key`), if any."""
+        rows = self.query("SELECT id FROM players WHERE name_key = ? LIMIT 1", (key,))
+        return str(rows[0][0]) if rows else None
+
+    async def add_token(self, player_id: str, token_hash: str, created: float) -> None:
+        """Store one more device's token of a player."""
+        await self.write_sql(
+            [
+                (
+                    "INSERT OR IGNORE INTO player_tokens (token_hash, player, created)"
+                    " VALUES (?, ?, ?)",
+                    (token_hash, player_id, created),
+                )
+            ]
+        )
 
     def unused_players(self, before: float, after_id: str, limit: int) -> list[str]:
         """Up to ``limit`` ids, in order, after ``after_id``, of the stored players
         last connected (or, never since, created) before ``before``."""
         rows = self._rows(
             "SELECT id FROM players WHERE id > ? AND coalesce(last_seen, created) < ?"
+            " AND id NOT IN (SELECT player FROM ratings)"
+            " AND id NOT IN (SELECT player FROM result_seats WHERE player IS NOT NULL)"
             " ORDER BY id LIMIT ?",
             (after_id, before, limit),
         )
@@ -749,6 +885,27 @@ class Storage:
             for index, by in rows
             if isinstance(index, int) and isinstance(by, bytes)
         }
+
+
+def _fill_name_keys(connection: sqlite3.Connection) -> None:
+    """Give every player stored before names were unique its name's key."""
+    rows = connection.execute("SELECT id, name FROM players WHERE name_key IS NULL").fetchall()
+    if not rows:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.executemany(
+            "UPDATE players SET name_key = ? WHERE id = ?",
+            [(name_key(name) if isinstance(name, str) else "", pid) for pid, name in rows],
+        )
+        connection.execute("COMMIT")
+    except sqlite3.Error:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _lenient_text(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
 
 
 #: a JSON string (what a damaged seats value is searched for)

@@ -69,6 +69,7 @@ def load_named_players(row: MatchRow, storage: Storage, players: Players) -> dic
             if stored is None:
                 continue
             player = Player(id=stored.id, name=stored.name, token_hash=stored.token_hash)
+            player.other_tokens = storage.other_tokens(stored.id)
             players.add(player)
         people[player.id] = Person(player.id, player.name)
     return people

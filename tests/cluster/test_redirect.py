@@ -68,14 +68,12 @@ def test_a_returning_player_is_sent_to_their_newest_seat() -> None:
 
 
 def test_entries_round_trip_and_hold_no_token() -> None:
-    """An entry decodes to itself; a player entry holds a token hash, not a token."""
+    """An entry decodes to itself; a player entry holds token hashes (its
+    linked devices' too, issue 31), not tokens."""
     assert decode(encode(ENTRY), DirectoryEntry) == ENTRY
-    player = PlayerEntry(id="p1", name="Ada", token_hash="ab" * 32)
-    assert set(decode(encode(player), PlayerEntry).__struct_fields__) == {
-        "id",
-        "name",
-        "token_hash",
-    }
+    player = PlayerEntry(id="p1", name="Ada", token_hash="ab" * 32, other_tokens=("cd" * 32,))
+    assert decode(encode(player), PlayerEntry) == player
+    assert set(player.__struct_fields__) == {"id", "name", "token_hash", "other_tokens"}
 
 
 def test_a_worker_has_its_own_port_url_data_dir_and_node_id(tmp_path: Path) -> None:

@@ -65,7 +65,8 @@ def _names(requirements: list[str]) -> set[str]:
 
 
 def test_base_dependencies_leave_out_textual_and_msgpack() -> None:
-    """A server-only install pulls neither Textual nor msgpack; dev pulls everything."""
+    """A server-only install pulls neither Textual nor msgpack (openskill rates its
+    matches, issue 31); dev pulls everything."""
     extras = PROJECT["optional-dependencies"]
     assert _names(PROJECT["dependencies"]) == {
         "msgspec",
@@ -74,6 +75,7 @@ def test_base_dependencies_leave_out_textual_and_msgpack() -> None:
         "zeroconf",
         "cryptography",
         "numpy",
+        "openskill",
     }
     assert _names(extras["client"]) == {"textual"}
     assert {"gift-of-tulips", "msgpack", "pytest"} <= _names(extras["dev"])

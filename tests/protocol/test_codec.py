@@ -481,6 +481,7 @@ def test_close_codes_follow_the_table() -> None:
         ErrorCode.UNSUPPORTED_VERSION: CloseCode.UNSUPPORTED_VERSION,
         ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
         ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
+        ErrorCode.BAD_LINK_CODE: CloseCode.BAD_TOKEN,
         ErrorCode.SERVER_FULL: CloseCode.SERVER_FULL,
         ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
         ErrorCode.CLUSTER_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,

@@ -421,7 +421,8 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
     else:
         assert kind in (
             "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
-            "turn_timer", "rematch", "removed",
+            "turn_timer", "rematch", "removed", "ratings", "profile", "leaderboard",
+            "history", "link_code",
         )  # fmt: skip
 
 

@@ -97,7 +97,8 @@ async def serve_with(data_dir: Path | None) -> AsyncIterator[Running]:
 async def table(running: Running, players: int = 4) -> list[RawClient]:
     """``players`` bare clients seated at one open match, ``p0`` its host."""
     clients = [await RawClient.open(running.url, f"p{i}") for i in range(players)]
-    joined = await clients[0].request("create_match", name="batching", seats=players)
+    # unrated: a rated match's `ratings` notice follows its last action in a write of its own
+    joined = await clients[0].request("create_match", name="batching", seats=players, rated=False)
     for client in clients[1:]:
         assert (await client.request("join", match=joined["match"]))["type"] == "joined"
     return clients

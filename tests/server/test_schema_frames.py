@@ -123,7 +123,25 @@ async def _record_matches(url: str) -> list[Recording]:
         await _play(ada, used, rng)
         await sam.next(lambda m: m.get("event", {}).get("kind") == "match_ended")
     assert (await sam.request("sync"))["type"] == "snapshot"
-    clients = [lou, ada, bob, sam, cy]
+
+    # issue 31: profiles, the leaderboard, history, a linked device and a rename
+    await _until(ada, "ratings")
+    assert (await ada.request("profile"))["type"] == "profile"
+    assert (await ada.request("profile", player="bot_easy"))["type"] == "profile"
+    board = await ada.request("leaderboard", offset=0, limit=5)
+    assert board["type"] == "leaderboard" and board["entries"], board
+    history = await ada.request("history", limit=2)
+    assert history["type"] == "history" and history["matches"] and "next" in history, history
+    assert (await ada.request("history", before=history["next"]))["type"] == "history"
+    code = await ada.request("link_code")
+    assert code["type"] == "link_code"
+    tablet = await Recording.connect(url)
+    assert isinstance(tablet, Recording)
+    linked = await tablet.request("hello", client="schema-test/1", name="x", link=code["code"])
+    assert linked["type"] == "welcome" and linked["name"] == "Ada", linked
+    assert (await tablet.request("rename", name="Ada L"))["type"] == "ok"
+    assert (await bob.request("rename", name="ada l"))["code"] == "name_taken"
+    clients = [lou, ada, bob, sam, cy, tablet]
     for client in clients:
         await client.close()
     return clients

@@ -91,6 +91,7 @@ async def test_an_ordinary_match_is_not_dealt_the_tutorial_deal() -> None:
         ({"first_seat": 1}, "first_seat", "no first_seat"),
         ({"open_box": True}, "open_box", "open-box"),
         ({"ruleset": "short"}, "ruleset", "printed rules"),
+        ({"rated": True}, "rated", "never rated"),
     ],
 )
 async def test_a_tutorial_asked_for_otherwise_is_refused(
@@ -119,6 +120,7 @@ async def test_a_tutorial_is_its_creators_alone() -> None:
         match = joined["match"]
         update = await ada.next(lambda m: m["type"] == "match_update")
         assert update["match"]["tutorial"] is True
+        assert update["match"].get("rated", False) is False  # never a contest
         for request in ("add_bot", "remove_seat"):
             fields = {"seat": 1} if request == "remove_seat" else {}
             refused = await ada.request(request, **fields)

@@ -242,12 +242,16 @@ class Servers:
         kill_after_commits: int | None = None,
         commit_delay: float | None = None,
         slow_from_commit: int = 1,
+        kill_at_ratings: str | None = None,
     ) -> ServerProcess:
         """A server on ``data_dir``, on ``port`` (or one picked free now),
         awaited until ``/healthz`` answers. ``kill_after_commits`` and
         ``commit_delay`` (from commit ``slow_from_commit`` on) run it under
-        :mod:`tests.storage.killable_server`."""
+        :mod:`tests.storage.killable_server`, and so does ``kill_at_ratings``
+        (``before`` or ``after`` a finished match's ratings are stored)."""
         faults: list[str] = []
+        if kill_at_ratings is not None:
+            faults += ["--kill-at-ratings", kill_at_ratings]
         if kill_after_commits is not None:
             faults += ["--kill-after-commits", str(kill_after_commits)]
         if commit_delay is not None:

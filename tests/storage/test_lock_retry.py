@@ -89,14 +89,26 @@ async def test_locked_writes_wait_behind_each_other_and_go_through_once_it_is_go
         async with holding(data / FILE_NAME) as holder:
             loop = asyncio.get_running_loop()
             first = storage._submit(
-                [("INSERT INTO players VALUES ('p1', 'A', 'h1', 1, 1)", ())],
+                [
+                    (
+                        "INSERT INTO players (id, name, token_hash, created, last_seen)"
+                        " VALUES ('p1', 'A', 'h1', 1, 1)",
+                        (),
+                    )
+                ],
                 lambda why: told.append(("first", why)),
             )
             async with asyncio.timeout(5):
                 while not told:
                     await asyncio.sleep(0.01)
             second = storage._submit(
-                [("INSERT INTO players VALUES ('p2', 'B', 'h2', 1, 1)", ())],
+                [
+                    (
+                        "INSERT INTO players (id, name, token_hash, created, last_seen)"
+                        " VALUES ('p2', 'B', 'h2', 1, 1)",
+                        (),
+                    )
+                ],
                 lambda why: told.append(("second", why)),
             )
             async with asyncio.timeout(5):
