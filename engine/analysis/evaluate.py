@@ -1,0 +1,200 @@
+"""Valuing one decision from one seat's observation: every legal option's
+expected final points and chance to win, over deals of the cards that seat
+cannot see (R24–R26).
+
+How an option is valued: the cards the viewer has not seen are dealt to the
+places it cannot see (the deck, the removed cards, others' opening hands),
+uniformly, as :class:`~engine.bots.determinize.Determiniser` deals them; the
+option is played, then every seat plays on to the end as the medium bot
+(:mod:`engine.analysis.rollout` says why), and the viewer's final points and
+share of the victory are averaged, the reveal (R19) taken exactly
+(:mod:`engine.analysis.reveal`), with the cards others put face down unseen
+drawn from the unseen ones.
+
+* Every option is played on the same deals with the same tie-breaking
+  generators (common random numbers), so the luck of the deal cancels out of
+  the comparison between options, which is what the loss measures.
+* The deals come from a generator seeded with ``seed`` only, so equal
+  observations get equal values, whatever the hidden cards really are.
+* When few cards are left to draw (at most :data:`EXACT_SEQUENCES` distinct
+  orders of them), every order is enumerated with its chance, and every tie
+  of the medium bot followed with its share: the values are then the exact
+  expectations under that continuation, and marked so.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..actions import Action, ActionKind
+from ..bots.determinize import unseen_cards
+from ..bots.table import ADD_FACE_UP, ADD_SECRET, CARD_TYPES, GIVE, KEEP, Table, card_index
+from ..match import Phase
+from ..observation import Observation
+from .report import DecisionValues, OptionValue
+from .rollout import Outcome, Scorer, expect_out, opening_choice, place, play_out
+
+__all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision", "hint"]
+
+#: Deals sampled per decision of a post-game analysis, when not enumerated.
+DEFAULT_DEALS = 48
+#: Deals a hint samples: about the hard bot's thinking time per decision
+#: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`) on this project's machines.
+HINT_DEALS = 48
+#: The most distinct orders of the cards left to draw that a decision enumerates
+#: instead of sampling deals: every order of two cards (12 × 12), not of three.
+EXACT_SEQUENCES = 144
+#: Random reveals (R19) averaged at the end of each sampled deal.
+REVEALS = 8
+
+_HOW = {
+    ActionKind.KEEP: KEEP,
+    ActionKind.GIVE: GIVE,
+    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
+    ActionKind.ADD_SECRET: ADD_SECRET,
+}
+_OPENING = Phase.OPENING
+
+
+def analyse_decision(
+    observation: Observation, *, deals: int = DEFAULT_DEALS, seed: int | str = 0
+) -> DecisionValues:
+    """The values of every legal option of the viewer's decision now.
+
+    Reads nothing but ``observation`` (the viewer's knowledge, R24–R25): two
+    matches the viewer cannot tell apart get the same values. The result
+    depends only on ``observation``, ``deals`` and ``seed``. Raises
+    ValueError for a spectator's observation or a viewer with nothing to do.
+    """
+    if observation.viewer is None:
+        raise ValueError("a spectator has no decision to analyse")
+    if not observation.legal_actions:
+        raise ValueError(f"seat {observation.viewer} has nothing to do now")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals must be a whole number of at least 1, got {deals!r}")
+    rng = random.Random(f"engine.analysis:{seed}")
+    if observation.phase is _OPENING:
+        return _opening(observation, deals, rng)
+    return _turn(observation, deals, rng)
+
+
+def hint(observation: Observation, *, seed: int | str = 0) -> DecisionValues:
+    """The values of the viewer's options now, for a player learning the game:
+    :func:`analyse_decision` with :data:`HINT_DEALS` deals, which costs about
+    what the hard bot thinks per decision."""
+    return analyse_decision(observation, deals=HINT_DEALS, seed=seed)
+
+
+def _values(
+    legal: tuple[Action, ...], sums: list[Outcome], count: float
+) -> tuple[OptionValue, ...]:
+    return tuple(
+        OptionValue(action, points / count, min(1.0, max(0.0, share / count)))
+        for action, (points, share) in zip(legal, sums, strict=True)
+    )
+
+
+def _pool(observation: Observation) -> list[int]:
+    """The unseen cards by card index (R26)."""
+    counts = Counter(card_index(card) for card in unseen_cards(observation))
+    return [counts[card] for card in range(CARD_TYPES)]
+
+
+def _sequences(pool: list[int], length: int, limit: int) -> int:
+    """How many distinct orders of ``length`` cards can be drawn from ``pool``;
+    stops counting past ``limit``."""
+    if length == 0:
+        return 1
+    count = 0
+    for card in range(CARD_TYPES):
+        if pool[card]:
+            pool[card] -= 1
+            count += _sequences(pool, length - 1, limit - count)
+            pool[card] += 1
+            if count > limit:
+                break
+    return count
+
+
+def _turn(observation: Observation, deals: int, rng: random.Random) -> DecisionValues:
+    """A turn's decision (R13–R16): the viewer has drawn a card and places it."""
+    viewer, legal, drawn = observation.viewer, observation.legal_actions, observation.drawn
+    assert viewer is not None and drawn is not None
+    base = Table.from_observation(observation)
+    base.others = []  # in a world, the cards others put face down from now on are known
+    card = card_index(drawn)
+    pool = _pool(observation)
+    unknown = observation.secret_count - len(observation.my_secret)
+    scorer = Scorer(unknown)
+    choices = [(_HOW[action.kind], action.to_seat) for action in legal]
+    count = _sequences(pool, observation.deck_count, EXACT_SEQUENCES)
+    if count <= EXACT_SEQUENCES:
+        sums = []
+        for how, to in choices:
+            t = base.copy()
+            seat, used = place(t, viewer, observation.used, card, how, to)
+            sums.append(expect_out(t, pool[:], seat, used, scorer))
+        return DecisionValues(_values(legal, sums, 1.0), True, count)
+    cards = [c for c in range(CARD_TYPES) for _ in range(pool[c])]
+    totals: list[Outcome] = [(0.0, 0.0)] * len(legal)
+    d = observation.deck_count
+    for _ in range(deals):
+        dealt = rng.sample(cards, d + unknown)
+        deck, hidden = dealt[d - 1 :: -1] if d else [], dealt[d:]  # deck: the next card last
+        tie_seed, reveal_seed = rng.getrandbits(64), rng.getrandbits(64)
+        for i, (how, to) in enumerate(choices):
+            t = base.copy()
+            seat, used = place(t, viewer, observation.used, card, how, to)
+            play_out(t, deck[:], seat, used, random.Random(tie_seed))
+            points, share = scorer.sample(t, hidden, random.Random(reveal_seed), REVEALS)
+            total = totals[i]
+            totals[i] = (total[0] + points, total[1] + share)
+    return DecisionValues(_values(legal, totals, deals), False, deals)
+
+
+def _opening(observation: Observation, deals: int, rng: random.Random) -> DecisionValues:
+    """The opening choice (R11): every seat keeps one dealt card and hides the
+    other, all at once; the others' hands are dealt, and they choose as the
+    medium bot would (whether they already chose or not: the viewer cannot
+    see it)."""
+    viewer, legal = observation.viewer, observation.legal_actions
+    assert viewer is not None
+    base = Table.from_observation(observation)
+    players = observation.players
+    others = [seat for seat in range(players) if seat != viewer]
+    cards = [card_index(card) for card in unseen_cards(observation)]
+    hand = tuple(card_index(card) for card in observation.hand)
+    secrets = [card_index(action.secret) for action in legal if action.secret is not None]
+    scorer = Scorer(0)
+    totals: list[Outcome] = [(0.0, 0.0)] * len(legal)
+    for _ in range(deals):
+        order = cards[:]
+        rng.shuffle(order)
+        choice_rng = random.Random(rng.getrandbits(64))
+        hidden = {}
+        for seat in others:
+            dealt = (order.pop(), order.pop())
+            hidden[seat] = (dealt, opening_choice(base, seat, dealt, choice_rng))
+        deck = order[len(order) - observation.deck_count :]  # the next card last
+        tie_seed, reveal_seed = rng.getrandbits(64), rng.getrandbits(64)
+        for i, secret in enumerate(secrets):
+            t = base.copy()
+            t.others = []
+            kept = hand[1] if hand[0] == secret else hand[0]
+            _open(t, viewer, kept, secret)
+            for seat, ((first, second), hid) in hidden.items():
+                _open(t, seat, second if first == hid else first, hid)
+            play_out(t, deck[:], observation.first_seat, None, random.Random(tie_seed))
+            points, share = scorer.sample(t, (), random.Random(reveal_seed), REVEALS)
+            total = totals[i]
+            totals[i] = (total[0] + points, total[1] + share)
+    return DecisionValues(_values(legal, totals, deals), False, deals)
+
+
+def _open(t: Table, seat: int, kept: int, secret: int) -> None:
+    """R11: ``seat`` puts ``kept`` in its bouquet, for no points, and ``secret`` face down."""
+    points = t.points[seat]
+    t.place(seat, kept, KEEP)
+    t.points[seat] = points
+    t.place(seat, secret, ADD_SECRET)
