@@ -1047,7 +1047,11 @@ class AnalysisProgress(_Notice, frozen=True, kw_only=True, tag="analysis_progres
     match: MatchId
     seat: Annotated[Seat, Meta(description="the seat being analysed")]
     queued: Annotated[
-        Count, Meta(description="analyses still ahead of this one; 0 once it is computed")
+        Count,
+        Meta(
+            description="its place in the line of analyses waiting for a worker (1: the next "
+            "to start); 0 once it is being computed"
+        ),
     ]
     done: Annotated[Count, Meta(description="decisions valued so far")] = 0
     total: Annotated[Count, Meta(description="the seat's decisions; 0 while queued")] = 0

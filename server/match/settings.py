@@ -39,6 +39,9 @@ class MatchSettings:
     #: its final ranking changes its players' ratings (decided at creation:
     #: the host's choice, or :func:`server.ratings.model.default_rated`)
     rated: bool = False
+    #: players may ask for hints (the analysis's values of their open decision);
+    #: such a match is never rated
+    hints: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """The settings as plain JSON values: what storage keeps."""
@@ -52,6 +55,7 @@ class MatchSettings:
             "open_box": self.open_box,
             # only when set, so that the settings of unrated matches read as before
             **({"rated": True} if self.rated else {}),
+            **({"hints": True} if self.hints else {}),
         }
 
     @classmethod
@@ -74,6 +78,7 @@ class MatchSettings:
             first_seat=_whole(data, "first_seat"),
             open_box=_flag(data, "open_box"),
             rated=_flag(data, "rated"),
+            hints=_flag(data, "hints"),
         )
 
 
@@ -86,6 +91,7 @@ _FIELDS = {
     "first_seat",
     "open_box",
     "rated",
+    "hints",
 }
 
 
