@@ -207,6 +207,7 @@ class Analyst:
             job = self._queue.popleft()
             job.place = 0
             self._running[job] = asyncio.get_running_loop().create_task(self._compute(job))
+            job.tell()  # it starts
             moved = True
         if moved:
             for place, job in enumerate(self._queue, start=1):

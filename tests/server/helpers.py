@@ -418,10 +418,12 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
                 assert state["phase"] == "opening"
     elif kind == "prompt":
         assert viewer is not None and message["seat"] == viewer, message
+    elif kind == "hint":  # issue 32: a seat's hint is its own player's only
+        assert viewer is not None and message["seat"] == viewer, message
     else:
         assert kind in (
             "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
-            "turn_timer", "rematch", "removed",
+            "turn_timer", "rematch", "removed", "analysis", "analysis_progress",
         )  # fmt: skip
 
 

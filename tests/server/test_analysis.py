@@ -85,13 +85,15 @@ async def test_a_finished_match_gives_the_seats_analysis_then_the_same_from_stor
     and seed), chosen and best among the options, loss and mark consistent;
     progress comes first; asked again (after a restart), the stored analysis
     answers with the same values and no progress."""
-    async with in_process(tmp_path, analysis_deals=DEALS, bot_think_ms=5.0) as running:
-        async with connect(running.url, name="Ada", reconnect=False) as ada:
-            match, prompts = await _finish_against_bots(ada, 3, open_box=True)
-            heard: list[wire.AnalysisProgress] = []
-            report = await ada.analyse(match, progress=heard.append)
-            page = await _full_replay(ada, match)
-            token = ada.token
+    async with (
+        in_process(tmp_path, analysis_deals=DEALS, bot_think_ms=5.0) as running,
+        connect(running.url, name="Ada", reconnect=False) as ada,
+    ):
+        match, prompts = await _finish_against_bots(ada, 3, open_box=True)
+        heard: list[wire.AnalysisProgress] = []
+        report = await ada.analyse(match, progress=heard.append)
+        page = await _full_replay(ada, match)
+        token = ada.token
     assert report.match == match and report.seat == 0
     assert heard and heard[-1].done == heard[-1].total == len(report.decisions)
     assert all(p.seat == 0 and p.match == match for p in heard)
@@ -118,10 +120,12 @@ async def test_a_finished_match_gives_the_seats_analysis_then_the_same_from_stor
     assert {d.seq for d in report.decisions} <= prompted
     assert report.thresholds.mistake > report.thresholds.inaccuracy > 0
 
-    async with in_process(tmp_path, analysis_deals=DEALS, bot_think_ms=5.0) as running:
-        async with connect(running.url, name="Ada", token=token, reconnect=False) as ada:
-            heard_again: list[wire.AnalysisProgress] = []
-            again = await ada.analyse(match, progress=heard_again.append)
+    async with (
+        in_process(tmp_path, analysis_deals=DEALS, bot_think_ms=5.0) as running,
+        connect(running.url, name="Ada", token=token, reconnect=False) as ada,
+    ):
+        heard_again: list[wire.AnalysisProgress] = []
+        again = await ada.analyse(match, progress=heard_again.append)
     assert heard_again == [], "a stored analysis is answered at once"
     assert again.decisions == report.decisions and again.mean_loss == report.mean_loss
 
@@ -152,15 +156,15 @@ async def test_only_your_own_seat_unless_a_finished_open_box_match(running: Runn
         assert refused.value.code == "not_finished"
         await bo.leave()
 
-    async with serve(analysis_deals=DEALS) as other:
-        async with (
-            connect(other.url, name="Ada", reconnect=False) as ada,
-            connect(other.url, name="Cy", reconnect=False) as cy,
-        ):
-            opened, _ = await _finish_against_bots(ada, 2, open_box=True)
-            theirs = await cy.analyse(opened, seat=1)
-            assert theirs.seat == 1 and theirs.decisions
-            assert all(d.options for d in theirs.decisions)
+    async with (
+        serve(analysis_deals=DEALS) as other,
+        connect(other.url, name="Ada", reconnect=False) as ada,
+        connect(other.url, name="Cy", reconnect=False) as cy,
+    ):
+        opened, _ = await _finish_against_bots(ada, 2, open_box=True)
+        theirs = await cy.analyse(opened, seat=1)
+        assert theirs.seat == 1 and theirs.decisions
+        assert all(d.options for d in theirs.decisions)
 
 
 async def test_hints_are_refused_without_the_hosts_leave(running: Running) -> None:
@@ -179,51 +183,51 @@ async def test_a_hint_values_the_prompts_actions_from_the_seats_knowledge() -> N
     decision with one value per action of the prompt, in its order, and nothing
     else; the lobby shows `hints`, and such a match is unrated; a hint for a
     decision already taken is `decision_taken`; a spectator gets `not_in_match`."""
-    async with serve(analysis_deals=DEALS) as running:
-        async with (
-            connect(running.url, name="Ada", reconnect=False) as ada,
-            connect(running.url, name="Bo", reconnect=False) as bo,
-        ):
-            joined = await ada.create_match(seats=3, bots=[(1, "medium"), (2, "hard")], hints=True)
-            listed = {m.match: m for m in await bo.list_matches()}
-            summary = listed[joined.match]
-            assert summary.hints and not summary.rated
-            with pytest.raises(RequestError) as refused:
-                await bo.create_match(seats=2, hints=True, rated=True)
-            assert refused.value.code == "bad_message"
-            await bo.watch(joined.match)
-            await ada.start()
+    async with (
+        serve(analysis_deals=DEALS) as running,
+        connect(running.url, name="Ada", reconnect=False) as ada,
+        connect(running.url, name="Bo", reconnect=False) as bo,
+    ):
+        joined = await ada.create_match(seats=3, bots=[(1, "medium"), (2, "hard")], hints=True)
+        listed = {m.match: m for m in await bo.list_matches()}
+        summary = listed[joined.match]
+        assert summary.hints and not summary.rated
+        with pytest.raises(RequestError) as refused:
+            await bo.create_match(seats=2, hints=True, rated=True)
+        assert refused.value.code == "bad_message"
+        await bo.watch(joined.match)
+        await ada.start()
 
-            prompts = 0
-            rng = random.Random(3)
-            async with asyncio.timeout(60):
-                async for message in ada:
-                    if isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
-                        break
-                    if not isinstance(message, wire.Prompt):
-                        continue
-                    if prompts < 3:
-                        hint = await ada.hint(message.seq)
-                        assert hint.seq == message.seq and hint.seat == message.seat
-                        assert [o.action for o in hint.options] == list(message.actions)
-                        assert all(0.0 <= o.win_chance <= 1.0 for o in hint.options)
-                        best = max(o.expected_points for o in hint.options)
-                        assert hint.options[hint.best].expected_points == best
-                        assert set(msgspec.to_builtins(hint)) <= _HINT_FIELDS
-                        again = await ada.hint(message.seq)
-                        assert again.options == hint.options, "asked again: the same values"
-                        if prompts == 0:
-                            with pytest.raises(RequestError) as refused:
-                                await bo.hint(message.seq)
-                            assert refused.value.code == "not_in_match"
-                        prompts += 1
-                    choice = rng.choice(message.actions)
-                    await ada.answer(message, choice)
-                    if prompts == 1:
+        prompts = 0
+        rng = random.Random(3)
+        async with asyncio.timeout(60):
+            async for message in ada:
+                if isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
+                    break
+                if not isinstance(message, wire.Prompt):
+                    continue
+                if prompts < 3:
+                    hint = await ada.hint(message.seq)
+                    assert hint.seq == message.seq and hint.seat == message.seat
+                    assert [o.action for o in hint.options] == list(message.actions)
+                    assert all(0.0 <= o.win_chance <= 1.0 for o in hint.options)
+                    best = max(o.expected_points for o in hint.options)
+                    assert hint.options[hint.best].expected_points == best
+                    assert set(msgspec.to_builtins(hint)) <= _HINT_FIELDS
+                    again = await ada.hint(message.seq)
+                    assert again.options == hint.options, "asked again: the same values"
+                    if prompts == 0:
                         with pytest.raises(RequestError) as refused:
-                            await ada.hint(message.seq)
-                        assert refused.value.code in ("decision_taken", "not_your_turn")
-            assert prompts == 3
+                            await bo.hint(message.seq)
+                        assert refused.value.code == "not_in_match"
+                    prompts += 1
+                choice = rng.choice(message.actions)
+                await ada.answer(message, choice)
+                if prompts == 1:
+                    with pytest.raises(RequestError) as refused:
+                        await ada.hint(message.seq)
+                    assert refused.value.code in ("decision_taken", "not_your_turn")
+        assert prompts == 3
 
 
 _HINT_FIELDS = {"v", "type", "id", "match", "seq", "seat", "options", "best", "exact", "deals"}

@@ -2,8 +2,8 @@
 
 A real server on 127.0.0.1 plays matches of 2 to 6 seats — two people and
 bots, a timed open-box match with a host who removes a seat, chat, a
-refused request, a finished match's replay and a rematch, then one match of
-each larger size with bots — while a spectator and a lobby browser watch.
+refused request, a finished match's replay, its analysis and a rematch, then
+one match of each larger size with bots and one that allows hints — while a spectator and a lobby browser watch.
 Every frame each of them receives is validated against
 ``#/$defs/ServerMessage`` (and every frame they send against
 ``#/$defs/ClientMessage``), and the test asserts that every server→client
@@ -109,6 +109,12 @@ async def _record_matches(url: str) -> list[Recording]:
     await asyncio.gather(_play(ada, used, rng), _play(bob, used, rng))
     page = await ada.request("replay", match=match)
     assert page["type"] == "replay" and "seed" in page, page
+    # issue 32: the analysis of Ada's seat, with its progress
+    request = await ada.send("analyse", match=match)
+    analysis = await ada.next(
+        lambda m: m.get("id") == request and m["type"] != "analysis_progress", timeout=60
+    )
+    assert analysis["type"] == "analysis", analysis
     assert (await ada.request("play_again"))["type"] == "joined"
     await _until(bob, "rematch")
 
@@ -122,7 +128,17 @@ async def _record_matches(url: str) -> list[Recording]:
         assert (await ada.request("start"))["type"] == "ok"
         await _play(ada, used, rng)
         await sam.next(lambda m: m.get("event", {}).get("kind") == "match_ended")
+    # issue 32: a match with hints, and one hint
+    bots = [{"seat": 1, "strength": "easy"}]
+    await ada.request("create_match", name="hinted", seats=2, bots=bots, hints=True)
+    assert (await ada.request("start"))["type"] == "ok"
+    prompt = await _until(ada, "prompt")
+    assert (await ada.request("hint", seq=prompt["seq"], timeout=30))["type"] == "hint"
+    await ada.send("act", action=prompt["actions"][0], seq=prompt["seq"])
+    await _play(ada, used, rng)
     assert (await sam.request("sync"))["type"] == "snapshot"
+    for type_ in ("profile", "leaderboard", "history", "link_code"):  # issue 31
+        assert (await ada.request(type_))["type"] == type_
     clients = [lou, ada, bob, sam, cy]
     for client in clients:
         await client.close()
@@ -132,8 +148,8 @@ async def _record_matches(url: str) -> list[Recording]:
 async def test_every_frame_of_real_matches_fits_the_schema() -> None:
     """Every frame the players, the spectator and the lobby browser received
     (and sent) is valid, and every message type and event kind (live or in a replay) came up."""
-    async with serve() as running:
-        async with asyncio.timeout(60):
+    async with serve(analysis_deals=2) as running:
+        async with asyncio.timeout(90):
             clients = await _record_matches(running.url)
     types: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
