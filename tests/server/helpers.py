@@ -416,9 +416,7 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
                 assert state.get("active") == viewer, f"seat {viewer} sees another's draw"
             if state.get("hand"):
                 assert state["phase"] == "opening"
-    elif kind == "prompt":
-        assert viewer is not None and message["seat"] == viewer, message
-    elif kind == "hint":  # issue 32: a seat's hint is its own player's only
+    elif kind in ("prompt", "hint"):  # a seat's prompt, and its hint (issue 32): its own
         assert viewer is not None and message["seat"] == viewer, message
     else:
         assert kind in (

@@ -3,7 +3,8 @@
 A real server on 127.0.0.1 plays matches of 2 to 6 seats — two people and
 bots, a timed open-box match with a host who removes a seat, chat, a
 refused request, a finished match's replay, its analysis and a rematch, then
-one match of each larger size with bots and one that allows hints — while a spectator and a lobby browser watch.
+one match of each larger size with bots and one that allows hints — while a
+spectator and a lobby browser watch.
 Every frame each of them receives is validated against
 ``#/$defs/ServerMessage`` (and every frame they send against
 ``#/$defs/ClientMessage``), and the test asserts that every server→client
