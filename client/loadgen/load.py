@@ -162,9 +162,11 @@ async def _analysis_loop(
                         message.event, wire.MatchEnded
                     ):
                         break
+                asked = time.perf_counter()
                 await session.analyse(joined.match)
                 if measuring.is_set():
                     report.analyses += 1
+                    report.analysis_seconds.append(time.perf_counter() - asked)
                 joined = await session.play_again()
         except (RequestError, ConnectionError, TimeoutError) as exc:
             report.error(f"analysis_{type(exc).__name__}")
