@@ -422,6 +422,7 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
         assert kind in (
             "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
             "turn_timer", "rematch", "removed", "analysis", "analysis_progress",
+            "ratings", "profile", "leaderboard", "history", "link_code",
         )  # fmt: skip
 
 
