@@ -469,6 +469,7 @@ class Session:
         build: type[wire.Message],
         *,
         on_progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float | None = None,
         **fields: Any,
     ) -> wire.ServerMessage:
         """Send a request with a fresh id and return its answer (or raise RequestError).
@@ -476,8 +477,8 @@ class Session:
         An ``elsewhere`` answer (a cluster's match on another node) moves the
         session to that node and sends the request there again. Each
         ``analysis_progress`` notice for the request goes to ``on_progress`` and
-        starts its timeout again."""
-        answer = await self._request_once(build, on_progress, **fields)
+        starts its timeout (``timeout``, default ``request_timeout``) again."""
+        answer = await self._request_once(build, on_progress, timeout, **fields)
         hops = 0
         refused: str | None = None
         while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
@@ -487,7 +488,7 @@ class Session:
             hops += 1
             if not await self._move(url, quiet=True, vouched=_vouched(answer)):
                 break  # that node cannot be reached: its answer stands
-            answer = await self._request_once(build, on_progress, **fields)
+            answer = await self._request_once(build, on_progress, timeout, **fields)
         if hops:
             home, self._home_hint, self._quiet = self._home_hint, None, False
             entered = build in (wire.Join, wire.Watch) and not isinstance(answer, wire.Error)
@@ -505,9 +506,11 @@ class Session:
         self,
         build: type[wire.Message],
         on_progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float | None = None,
         **fields: Any,
     ) -> wire.ServerMessage:
         request_id = next(self._ids)
+        wait = self.request_timeout if timeout is None else timeout
         future: asyncio.Future[wire.ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         self._progress[request_id] = on_progress
@@ -516,7 +519,7 @@ class Session:
             while True:  # a timeout counts from the last progress notice
                 seen = self._progress_seen.get(request_id, 0)
                 try:
-                    answer = await asyncio.wait_for(asyncio.shield(future), self.request_timeout)
+                    answer = await asyncio.wait_for(asyncio.shield(future), wait)
                     break
                 except TimeoutError:
                     if self._progress_seen.get(request_id, 0) == seen:
@@ -738,17 +741,24 @@ class Session:
         seat: int | None = None,
         join_code: str | None = None,
         progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float = 600.0,
     ) -> wire.AnalysisReport:
         """The post-game analysis of ``seat`` (default: yours) in the finished
         ``match``: each decision's options valued from that seat's knowledge,
         and a summary. Another seat only in a finished open-box match (R27).
         While it is queued or computed, each ``analysis_progress`` goes to
         ``progress``; the request times out only when neither progress nor
-        the answer came for ``request_timeout`` seconds. Raises
+        the answer came for ``timeout`` seconds (a busy server's queue may
+        hold it a while without news). Raises
         :class:`RequestError` (``not_finished``, ``not_your_seat``,
         ``analysis_busy``, …)."""
         answer = await self.request(
-            wire.Analyse, on_progress=progress, match=match, seat=seat, join_code=join_code
+            wire.Analyse,
+            on_progress=progress,
+            timeout=timeout,
+            match=match,
+            seat=seat,
+            join_code=join_code,
         )
         assert isinstance(answer, wire.AnalysisReport)
         return answer

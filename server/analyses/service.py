@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import hashlib
 import logging
 import multiprocessing
@@ -80,10 +81,6 @@ def _lower_priority() -> None:
         os.nice(NICENESS)
 
 
-def _value(observation: Observation, deals: int, seed: str) -> DecisionValues:
-    return analyse_decision(observation, deals=deals, seed=seed)
-
-
 class PoolBackend:
     """Worker processes of their own (``spawn``: a fresh interpreter that
     imports only the engine), one per analysis that may run at once."""
@@ -108,7 +105,8 @@ class PoolBackend:
     async def value(self, observation: Observation, deals: int, seed: str) -> DecisionValues:
         """See :class:`Backend`."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), _value, observation, deals, seed)
+        work = functools.partial(analyse_decision, observation, deals=deals, seed=seed)
+        return await loop.run_in_executor(self._executor(), work)
 
     def close(self) -> None:
         """See :class:`Backend`."""

@@ -11,6 +11,7 @@ hard decision asked for :attr:`Thinker.retry_after` seconds later.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import multiprocessing
@@ -81,7 +82,7 @@ class Thinker:
         self.hints += 1
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, _hint, observation, seed)
+            return await loop.run_in_executor(pool, functools.partial(hint, observation, seed=seed))
         except BrokenProcessPool:
             self._broken(pool)
             raise HintRefused("the server's workers stopped; try again later") from None
@@ -136,8 +137,3 @@ class Thinker:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
-
-
-def _hint(observation: Observation, seed: str) -> DecisionValues:
-    """In a worker: the hint (a module-level function, so that it pickles)."""
-    return hint(observation, seed=seed)
