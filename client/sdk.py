@@ -197,6 +197,9 @@ class Session:
         self._connection: ClientConnection | None = None
         self._inbox: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
         self._pending: dict[int, asyncio.Future[wire.ServerMessage]] = {}
+        #: `analysis_progress` listeners, and how many notices each request has had
+        self._progress: dict[int, Callable[[wire.AnalysisProgress], object] | None] = {}
+        self._progress_seen: dict[int, int] = {}
         self._ids = itertools.count(1)
         self._reader: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
@@ -366,7 +369,9 @@ class Session:
                         return  # this connection is being left for the seat's node
                     continue
                 request_id = message.id
-                if isinstance(request_id, int) and request_id in self._pending:
+                if isinstance(message, wire.AnalysisProgress):
+                    self._heard_progress(message)  # a notice on the way, not the answer
+                elif isinstance(request_id, int) and request_id in self._pending:
                     future = self._pending.pop(request_id)
                     if not future.done():
                         future.set_result(message)
@@ -407,6 +412,20 @@ class Session:
             self._inbox.put_nowait(Reconnected())
             return
 
+    def _heard_progress(self, message: wire.AnalysisProgress) -> None:
+        """An ``analysis_progress`` for a request of ours: tell its listener, and
+        note it, so that the request's timeout starts again."""
+        request_id = message.id
+        if not isinstance(request_id, int) or request_id not in self._progress:
+            return
+        self._progress_seen[request_id] = self._progress_seen.get(request_id, 0) + 1
+        listener = self._progress[request_id]
+        if listener is not None:
+            try:
+                listener(message)
+            except Exception:
+                log.exception("an analysis progress listener failed")
+
     def _fail_pending(self, why: str) -> None:
         for future in self._pending.values():
             if not future.done():
@@ -445,12 +464,21 @@ class Session:
             raise ConnectionError("not connected")
         await self._connection.send(wire.encode(message))
 
-    async def request(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
+    async def request(
+        self,
+        build: type[wire.Message],
+        *,
+        on_progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float | None = None,
+        **fields: Any,
+    ) -> wire.ServerMessage:
         """Send a request with a fresh id and return its answer (or raise RequestError).
 
         An ``elsewhere`` answer (a cluster's match on another node) moves the
-        session to that node and sends the request there again."""
-        answer = await self._request_once(build, **fields)
+        session to that node and sends the request there again. Each
+        ``analysis_progress`` notice for the request goes to ``on_progress`` and
+        starts its timeout (``timeout``, default ``request_timeout``) again."""
+        answer = await self._request_once(build, on_progress, timeout, **fields)
         hops = 0
         refused: str | None = None
         while (url := _redirect_url(answer)) is not None and hops < _MAX_HOPS:
@@ -460,7 +488,7 @@ class Session:
             hops += 1
             if not await self._move(url, quiet=True, vouched=_vouched(answer)):
                 break  # that node cannot be reached: its answer stands
-            answer = await self._request_once(build, **fields)
+            answer = await self._request_once(build, on_progress, timeout, **fields)
         if hops:
             home, self._home_hint, self._quiet = self._home_hint, None, False
             entered = build in (wire.Join, wire.Watch) and not isinstance(answer, wire.Error)
@@ -474,14 +502,31 @@ class Session:
             raise RequestError(answer)
         return answer
 
-    async def _request_once(self, build: type[wire.Message], **fields: Any) -> wire.ServerMessage:
+    async def _request_once(
+        self,
+        build: type[wire.Message],
+        on_progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float | None = None,
+        **fields: Any,
+    ) -> wire.ServerMessage:
         request_id = next(self._ids)
+        wait = self.request_timeout if timeout is None else timeout
         future: asyncio.Future[wire.ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        self._progress[request_id] = on_progress
         try:
             await self.send(build(id=request_id, **fields))
-            answer = await asyncio.wait_for(future, self.request_timeout)
+            while True:  # a timeout counts from the last progress notice
+                seen = self._progress_seen.get(request_id, 0)
+                try:
+                    answer = await asyncio.wait_for(asyncio.shield(future), wait)
+                    break
+                except TimeoutError:
+                    if self._progress_seen.get(request_id, 0) == seen:
+                        raise
         finally:
+            self._progress.pop(request_id, None)
+            self._progress_seen.pop(request_id, None)
             self._pending.pop(request_id, None)
             if not future.done():
                 future.cancel()
@@ -588,6 +633,7 @@ class Session:
         open_box: bool = False,
         tutorial: bool = False,
         rated: bool | None = None,
+        hints: bool = False,
     ) -> wire.Joined:
         """Create a match and sit in its first seat without a bot, as host.
 
@@ -595,7 +641,8 @@ class Session:
         published, so anyone can check the shuffle. ``tutorial``: the server's
         fixed tutorial deal, 3 seats with bots in seats 1 and 2 (PROTOCOL.md).
         ``rated``: whether it changes ratings (None: the server's rule,
-        PROTOCOL.md: ratings)."""
+        PROTOCOL.md: ratings). ``hints``: players may ask for :meth:`hint`
+        (the match is then unrated)."""
         answer = await self.request(
             wire.CreateMatch,
             name=name,
@@ -608,6 +655,7 @@ class Session:
             open_box=open_box,
             tutorial=tutorial,
             rated=rated,
+            hints=hints,
         )
         assert isinstance(answer, wire.Joined)
         return answer
@@ -686,6 +734,47 @@ class Session:
             wire.Replay, match=match, join_code=join_code, from_seq=from_seq
         )
         assert isinstance(answer, wire.ReplayPage)
+        return answer
+
+    # -- learning the game -------------------------------------------------------------------
+
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+        timeout: float = 600.0,
+    ) -> wire.AnalysisReport:
+        """The post-game analysis of ``seat`` (default: yours) in the finished
+        ``match``: each decision's options valued from that seat's knowledge,
+        and a summary. Another seat only in a finished open-box match (R27).
+        While it is queued or computed, each ``analysis_progress`` goes to
+        ``progress``; the request times out only when neither progress nor
+        the answer came for ``timeout`` seconds (a busy server's queue may
+        hold it a while without news). Raises
+        :class:`RequestError` (``not_finished``, ``not_your_seat``,
+        ``analysis_busy``, …)."""
+        answer = await self.request(
+            wire.Analyse,
+            on_progress=progress,
+            timeout=timeout,
+            match=match,
+            seat=seat,
+            join_code=join_code,
+        )
+        assert isinstance(answer, wire.AnalysisReport)
+        return answer
+
+    async def hint(self, seq: int | None = None) -> wire.HintValues:
+        """The analysis's values of your open decision in a match that allows
+        hints: ``options[i]`` values the prompt's ``actions[i]``. ``seq``: the
+        prompt's (None: whatever decision is open). Raises
+        :class:`RequestError` (``hints_off``, ``decision_taken``, …). It takes
+        about as long as the hard bot thinks."""
+        answer = await self.request(wire.Hint, seq=seq)
+        assert isinstance(answer, wire.HintValues)
         return answer
 
     # -- profiles, ratings and history ------------------------------------------------------

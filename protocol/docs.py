@@ -40,13 +40,17 @@ from .types import (
     EVENT_TYPES,
     BotSeat,
     DecidedBy,
+    DecisionReview,
     FinalSeat,
     LeaderboardEntry,
     MajorityPlace,
     MajorityResult,
+    Mark,
+    MarkThresholds,
     MatchRecord,
     MatchStatus,
     MatchSummary,
+    OptionValue,
     Phase,
     PlayerKind,
     PlayerScore,
@@ -111,6 +115,9 @@ _VALUE_TYPES = (
     FinalSeat,
     MatchRecord,
     LeaderboardEntry,
+    OptionValue,
+    DecisionReview,
+    MarkThresholds,
 )
 _ENVELOPE_FIELDS = ("v", "id")
 # msgspec sorts a Literal's values; these give them back in definition order.
@@ -121,7 +128,16 @@ _LITERALS = {
         COLOURS,
         *(
             get_args(alias)
-            for alias in (Phase, TurnAction, Strength, MatchStatus, SeatKind, DecidedBy, PlayerKind)
+            for alias in (
+                Phase,
+                TurnAction,
+                Strength,
+                MatchStatus,
+                SeatKind,
+                DecidedBy,
+                PlayerKind,
+                Mark,
+            )
         ),
     )
 }

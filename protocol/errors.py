@@ -58,6 +58,10 @@ class ErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"
     SERVER_FULL = "server_full"
     STORAGE_UNAVAILABLE = "storage_unavailable"
+    HINTS_OFF = "hints_off"
+    NOT_FINISHED = "not_finished"
+    NOT_YOUR_SEAT = "not_your_seat"
+    ANALYSIS_BUSY = "analysis_busy"
     ELSEWHERE = "elsewhere"
     NODE_UNAVAILABLE = "node_unavailable"
     CLUSTER_UNAVAILABLE = "cluster_unavailable"
@@ -105,15 +109,17 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "codes for it from the client's address (by default 5, each within a minute of the "
     "last): even the right code is refused until the lockout ends, by default a minute; "
     "the message says how long.",
-    ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync` or `chat` "
-    "outside a match, or `act` or `play_again` by a spectator.",
+    ErrorCode.NOT_IN_MATCH: "`leave`, `start`, `play_again`, `act`, `sync`, `chat` or `hint` "
+    "outside a match, or `act`, `hint` or `play_again` by a spectator.",
     ErrorCode.NOT_HOST: "`start` by a player who is not the match's host.",
-    ErrorCode.NOT_YOUR_TURN: "`act` by a seat that has nothing to do now.",
-    ErrorCode.DECISION_TAKEN: "`act` whose `seq` names a decision that is no longer open: "
+    ErrorCode.NOT_YOUR_TURN: "`act` or `hint` by a seat that has nothing to do now.",
+    ErrorCode.DECISION_TAKEN: "`act` (or `hint`) whose `seq` names a decision that is no "
+    "longer open: "
     "it was taken meanwhile — the turn timer ran out, the server played the seat while its "
     "player was away, or another connection of the same player acted — or a newer one has "
     "been prompted since. Nothing changed; the prompt of the decision open now, if the seat "
-    "has one, came before this error.",
+    "has one, came before this error. For `hint`: also when the decision was taken before "
+    "the hint was ready.",
     ErrorCode.ILLEGAL_ACTION: "`act` with an action that is not among the seat's legal "
     "actions; the match is unchanged.",
     ErrorCode.RATE_LIMITED: "The connection sent more frames (messages, pings and pongs) than "
@@ -128,6 +134,18 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "unwritable), and the request needs something stored: a `hello` without a token (a new "
     "identity; the connection is closed with 1013), or `start` (the match stays open). "
     "Nothing was changed; try again later.",
+    ErrorCode.HINTS_OFF: "`hint` in a match whose host did not allow hints "
+    "(`create_match.hints`). Added within version 1.",
+    ErrorCode.NOT_FINISHED: "`analyse` of a match that is not finished yet: an analysis "
+    "would tell what a seat's options were worth while others still play. Added within "
+    "version 1.",
+    ErrorCode.NOT_YOUR_SEAT: "`analyse` of a seat that is not yours (R27), in a match that is "
+    "not a finished open-box one; or without `seat` by a client that holds no seat in the "
+    "match. Added within version 1.",
+    ErrorCode.ANALYSIS_BUSY: "`analyse` when the server's queue of analyses is full, or `hint` "
+    "while your previous `hint` is still being computed, or while the server's workers are "
+    "all busy with hints. Nothing was started; try again a little later. Added within "
+    "version 1.",
     ErrorCode.ELSEWHERE: "Clusters only: the match lives on another node of this server's "
     "cluster; `url` says where and `match` which match. Connect to `url`, say `hello` with your "
     "token, and send the request again (see [a cluster of nodes](#a-cluster-of-nodes)). Also "

@@ -13,12 +13,17 @@ import msgspec
 from .messages import (
     Act,
     AddBot,
+    Analyse,
+    AnalysisProgress,
+    AnalysisReport,
     Chat,
     ChatLine,
     CreateMatch,
     Error,
     Event,
     Hello,
+    Hint,
+    HintValues,
     History,
     HistoryPage,
     Join,
@@ -64,6 +69,7 @@ from .types import (
     CardGiven,
     CardKept,
     CardsDealt,
+    DecisionReview,
     FestivalStarted,
     FinalSeat,
     GameEvent,
@@ -72,12 +78,14 @@ from .types import (
     LeaderboardEntry,
     MajorityPlace,
     MajorityResult,
+    MarkThresholds,
     MatchEnded,
     MatchRecord,
     MatchSummary,
     Opening,
     OpeningChosen,
     OpeningRevealed,
+    OptionValue,
     PlayerScore,
     Points,
     Rating,
@@ -282,6 +290,7 @@ _SUMMARY = MatchSummary(
     has_join_code=True,
     ruleset="standard",
     turn_timer=60.0,
+    hints=True,
 )
 
 #: The open-box match of the ``replay`` example below: its salt and seed, and
@@ -400,6 +409,41 @@ EVENT_EXAMPLES: dict[str, tuple[tuple[str, GameEvent], ...]] = {
     "match_ended": (("everyone", MatchEnded(scoring=SCORING_3P)),),
 }
 
+#: Two decisions of seat 1's analysis in the 4-player match of the examples:
+#: the opening choice (R11), and a turn where giving the drawn card away was best.
+_DECISIONS = (
+    DecisionReview(
+        index=2,
+        seq=6,
+        turn=0,
+        options=(
+            OptionValue(action=Opening(secret="pink-3"), expected_points=48.2, win_chance=0.31),
+            OptionValue(action=Opening(secret="blue-4"), expected_points=46.9, win_chance=0.27),
+        ),
+        chosen=0,
+        best=0,
+        loss=0.0,
+    ),
+    DecisionReview(
+        index=41,
+        seq=79,
+        turn=11,
+        drawn="orange-2",
+        options=(
+            OptionValue(action=Keep(), expected_points=44.1, win_chance=0.22),
+            OptionValue(action=Give(to_seat=0), expected_points=47.9, win_chance=0.3),
+            OptionValue(action=Give(to_seat=2), expected_points=48.4, win_chance=0.31),
+            OptionValue(action=Give(to_seat=3), expected_points=47.6, win_chance=0.29),
+            OptionValue(action=AddFaceUp(), expected_points=45.0, win_chance=0.24),
+            OptionValue(action=AddSecret(), expected_points=45.3, win_chance=0.25),
+        ),
+        chosen=0,
+        best=2,
+        loss=4.3,
+        mark="mistake",
+    ),
+)
+
 #: One example per client→server message type.
 CLIENT_EXAMPLES: dict[str, Message] = {
     "hello": Hello(id=1, client="tulips-tui/0.1", name="Ada"),
@@ -411,6 +455,7 @@ CLIENT_EXAMPLES: dict[str, Message] = {
         bots=(BotSeat(seat=1, strength="easy"),),
         join_code="tulip",
         turn_timer=60.0,
+        hints=True,
     ),
     "join": Join(id=4, match=MATCH, seat=2, join_code="tulip"),
     "watch": Watch(id=5, match=MATCH, join_code="tulip"),
@@ -428,6 +473,8 @@ CLIENT_EXAMPLES: dict[str, Message] = {
     "history": History(id=20, before=41, limit=10),
     "link_code": LinkCode(id=21),
     "rename": Rename(id=22, name="Ada Lovelace"),
+    "analyse": Analyse(id=23, match=MATCH),
+    "hint": Hint(id=24, seq=79),
 }
 
 #: One example per server→client message type.
@@ -547,5 +594,31 @@ SERVER_EXAMPLES: dict[str, Message] = {
                 after=Rating(mu=25.2, sigma=3.0, ordinal=16.2),
             ),
         ),
+    ),
+    "analysis_progress": AnalysisProgress(id=23, match=MATCH, seat=1, queued=0, done=9, total=24),
+    "analysis": AnalysisReport(
+        id=23,
+        match=MATCH,
+        seat=1,
+        decisions=_DECISIONS,
+        mean_loss=2.15,
+        accuracy=50.0,
+        costliest=(41,),
+        mistakes=1,
+        thresholds=MarkThresholds(inaccuracy=1.0, mistake=3.0, blunder=6.0),
+        deals=48,
+    ),
+    "hint": HintValues(
+        id=24,
+        match=MATCH,
+        seq=79,
+        seat=1,
+        options=(
+            OptionValue(action=Keep(), expected_points=44.1, win_chance=0.22),
+            OptionValue(action=AddFaceUp(), expected_points=45.0, win_chance=0.24),
+            OptionValue(action=AddSecret(), expected_points=45.3, win_chance=0.25),
+        ),
+        best=2,
+        deals=48,
     ),
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 __all__ = [
     "LIMITS",
+    "MAX_ANALYSIS_DECISIONS",
     "MAX_CHAT_LENGTH",
     "MAX_DEADLINE",
     "MAX_DEPTH",
@@ -68,6 +69,8 @@ MAX_RULESETS = 16
 #: Largest integer request id: 2**53 - 1, JavaScript's Number.MAX_SAFE_INTEGER,
 #: so that a JavaScript client's every id is a plain number, exactly.
 MAX_REQUEST_ID = 2**53 - 1
+#: Most decisions in one ``analysis``: more than one seat makes in any match.
+MAX_ANALYSIS_DECISIONS = 128
 #: Seats in a match (R5).
 MIN_SEATS = 2
 MAX_SEATS = 6
@@ -96,6 +99,7 @@ LIMITS: tuple[tuple[str, object, str], ...] = (
     ("MAX_LEADERBOARD_PAGE", MAX_LEADERBOARD_PAGE, "lines in one `leaderboard` page"),
     ("MAX_HISTORY_PAGE", MAX_HISTORY_PAGE, "matches in one `history` page"),
     ("MAX_RECENT_MATCHES", MAX_RECENT_MATCHES, "recent matches on a `profile` card"),
+    ("MAX_ANALYSIS_DECISIONS", MAX_ANALYSIS_DECISIONS, "decisions in one `analysis`"),
     ("MAX_REQUEST_ID", MAX_REQUEST_ID, "largest integer request id"),
     ("MAX_RULESETS", MAX_RULESETS, "rulesets in `welcome.rulesets`, `standard` included"),
     ("MIN_SEATS", MIN_SEATS, "fewest seats in a match"),

@@ -28,6 +28,7 @@ import msgspec
 from msgspec import Meta
 
 from .limits import (
+    MAX_ANALYSIS_DECISIONS,
     MAX_DEADLINE,
     MAX_ERROR_LENGTH,
     MAX_HISTORY_PAGE,
@@ -49,14 +50,17 @@ from .types import (
     BotSeat,
     ChatText,
     Count,
+    DecisionReview,
     GameEvent,
     Hex256,
     Identifier,
     LeaderboardEntry,
+    MarkThresholds,
     MatchRecord,
     MatchStatus,
     MatchSummary,
     Name,
+    OptionValue,
     PlayedBy,
     PlayerKind,
     Points,
@@ -80,6 +84,9 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "Act",
     "AddBot",
+    "Analyse",
+    "AnalysisProgress",
+    "AnalysisReport",
     "Chat",
     "ChatLine",
     "ClientMessage",
@@ -87,6 +94,8 @@ __all__ = [
     "Error",
     "Event",
     "Hello",
+    "Hint",
+    "HintValues",
     "History",
     "HistoryPage",
     "Join",
@@ -260,6 +269,15 @@ class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
             "a house ruleset or open box. Added within version 1"
         ),
     ] = None
+    hints: Annotated[
+        bool,
+        Meta(
+            description="allow hints: each player may ask with `hint` for the analysis's "
+            "values of their open decision (see [learning the game](#learning-the-game)). "
+            "The lobby and the waiting room show it (`MatchSummary.hints`); such a match is "
+            "never rated. Added within version 1"
+        ),
+    ] = False
 
 
 class Join(_Request, frozen=True, kw_only=True, tag="join"):
@@ -385,6 +403,58 @@ class Chat(_Request, frozen=True, kw_only=True, tag="chat"):
     """Say something to everyone in your match."""
 
     text: Annotated[ChatText, Meta(description="the line")]
+
+
+# -- client → server: learning the game --------------------------------------
+
+
+class Analyse(_Request, frozen=True, kw_only=True, tag="analyse"):
+    """Ask for the post-game analysis of one seat's decisions in a finished
+    match: each decision's options valued from that seat's knowledge at that
+    moment (R24–R26), which was chosen, the best, the loss and its mark, and a
+    summary. Only your own seat (R27: what a player knew stays theirs); in a
+    finished open-box match, any seat. Computed once (a fixed number of deals,
+    so the same match always gets the same analysis), then stored. Added
+    within version 1."""
+
+    answer = (
+        "`analysis_progress` (zero or more, same `id`) while it waits or is computed, then "
+        "`analysis`; or `error` (`not_finished`, `not_your_seat`, `analysis_busy`, "
+        "`no_such_match`, `bad_join_code`, `elsewhere`)"
+    )
+
+    match: MatchId
+    seat: Annotated[
+        Seat | None,
+        Meta(
+            description="the seat to analyse; default: yours. Another seat only in a finished "
+            "open-box match"
+        ),
+    ] = None
+    join_code: Annotated[
+        Name | None, Meta(description="needed if the match has one, unless you hold a seat")
+    ] = None
+
+
+class Hint(_Request, frozen=True, kw_only=True, tag="hint"):
+    """In a match that allows hints (`MatchSummary.hints`), ask for the
+    analysis's values of your open decision, from your seat's knowledge only
+    (R24–R26). It takes about as long as the hard bot thinks; nobody's turn
+    waits for it. Added within version 1."""
+
+    answer = (
+        "`hint`, or `error` (`hints_off`, `not_in_match`, `not_your_turn`, "
+        "`decision_taken`, `analysis_busy`)"
+    )
+
+    seq: Annotated[
+        Count | None,
+        Meta(
+            description="the `seq` of the prompt it is for: if that decision was taken "
+            "meanwhile, or is taken before the hint is ready, the answer is `decision_taken`. "
+            "Absent: the decision open now"
+        ),
+    ] = None
 
 
 # -- client → server: profiles, ratings and history --------------------------
@@ -979,6 +1049,87 @@ class RatingsChanged(_Notice, frozen=True, kw_only=True, tag="ratings"):
     ]
 
 
+class AnalysisProgress(_Notice, frozen=True, kw_only=True, tag="analysis_progress"):
+    """An `analyse` is under way: waiting behind others, or computed decision
+    by decision. Added within version 1."""
+
+    sent_to = "the requester, with the `analyse` request's `id`, until `analysis` answers it"
+
+    match: MatchId
+    seat: Annotated[Seat, Meta(description="the seat being analysed")]
+    queued: Annotated[
+        Count,
+        Meta(
+            description="its place in the line of analyses waiting for a worker (1: the next "
+            "to start); 0 once it is being computed"
+        ),
+    ]
+    done: Annotated[Count, Meta(description="decisions valued so far")] = 0
+    total: Annotated[Count, Meta(description="the seat's decisions; 0 while queued")] = 0
+
+
+class AnalysisReport(_Notice, frozen=True, kw_only=True, tag="analysis"):
+    """The analysis of one seat's decisions in a finished match, from that
+    seat's knowledge at each decision (R24–R26): enough to show it without
+    knowing the rules. Added within version 1."""
+
+    sent_to = "the requester"
+
+    match: MatchId
+    seat: Annotated[Seat, Meta(description="the seat analysed")]
+    decisions: Annotated[
+        tuple[DecisionReview, ...],
+        Meta(max_length=MAX_ANALYSIS_DECISIONS, description="every decision, in play order"),
+    ]
+    mean_loss: Annotated[
+        Annotated[float, Meta(ge=0.0, le=1e6)],
+        Meta(description="mean expected points lost per decision that was not `forced`"),
+    ]
+    accuracy: Annotated[
+        Annotated[float, Meta(ge=0.0, le=100.0)],
+        Meta(description="percentage of decisions (not `forced`) that earned no mark"),
+    ]
+    costliest: Annotated[
+        tuple[Count, ...],
+        Meta(
+            max_length=MAX_LIST_LENGTH,
+            description="the `index` of the (at most three) decisions that lost most, costliest "
+            "first; those that lost nothing are left out",
+        ),
+    ]
+    inaccuracies: Annotated[Count, Meta(description="decisions marked `inaccuracy`")] = 0
+    mistakes: Annotated[Count, Meta(description="decisions marked `mistake`")] = 0
+    blunders: Annotated[Count, Meta(description="decisions marked `blunder`")] = 0
+    thresholds: Annotated[MarkThresholds, Meta(description="the least loss that earns each mark")]
+    deals: Annotated[
+        Count, Meta(description="deals of the unseen cards sampled per decision (when not exact)")
+    ]
+
+
+class HintValues(_Notice, frozen=True, kw_only=True, tag="hint"):
+    """The analysis's values of your open decision, from your seat's knowledge
+    only (R24–R26). Added within version 1."""
+
+    sent_to = "the requester only"
+
+    match: MatchId
+    seq: Annotated[Count, Meta(description="the `seq` of the prompt whose decision it values")]
+    seat: Annotated[Seat, Meta(description="your seat")]
+    options: Annotated[
+        tuple[OptionValue, ...],
+        Meta(
+            min_length=1,
+            max_length=MAX_LIST_LENGTH,
+            description="aligned with that prompt's `actions`: `options[i]` values `actions[i]`",
+        ),
+    ]
+    best: Annotated[Count, Meta(description="the option with the most expected points: an index")]
+    exact: Annotated[
+        bool, Meta(description="exact expectations; false: averaged over `deals` sampled deals")
+    ] = False
+    deals: Annotated[Count, Meta(description="deals sampled (or enumerated when exact)")] = 0
+
+
 #: Every message a client may send.
 ClientMessage = (
     Hello
@@ -1000,6 +1151,8 @@ ClientMessage = (
     | History
     | LinkCode
     | Rename
+    | Analyse
+    | Hint
 )
 #: Every message a server may send.
 ServerMessage = (
@@ -1023,6 +1176,9 @@ ServerMessage = (
     | HistoryPage
     | LinkCodeIssued
     | RatingsChanged
+    | AnalysisProgress
+    | AnalysisReport
+    | HintValues
 )
 
 

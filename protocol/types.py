@@ -45,6 +45,7 @@ __all__ = [
     "CARDS",
     "COLOURS",
     "EVENT_TYPES",
+    "MARKS",
     "STRENGTHS",
     "Action",
     "AddFaceUp",
@@ -61,6 +62,7 @@ __all__ = [
     "Colour",
     "Count",
     "DecidedBy",
+    "DecisionReview",
     "FestivalStarted",
     "FinalSeat",
     "GameEvent",
@@ -71,6 +73,8 @@ __all__ = [
     "LeaderboardEntry",
     "MajorityPlace",
     "MajorityResult",
+    "Mark",
+    "MarkThresholds",
     "MatchEnded",
     "MatchRecord",
     "MatchStatus",
@@ -79,6 +83,7 @@ __all__ = [
     "Opening",
     "OpeningChosen",
     "OpeningRevealed",
+    "OptionValue",
     "Phase",
     "PlayedBy",
     "PlayerKind",
@@ -138,6 +143,8 @@ SeatKind = Literal["human", "bot", "empty"]
 DecidedBy = Literal["points", "tulips", "shared"]
 #: Who a rated identity is: a person, or the server's bots of one strength.
 PlayerKind = Literal["human", "bot"]
+#: How much a decision cost, by the analysis (mildest first): see `analysis.thresholds`.
+Mark = Literal["inaccuracy", "mistake", "blunder"]
 
 #: The four colours, in their canonical order (R1).
 COLOURS: tuple[Colour, ...] = get_args(Colour)
@@ -364,6 +371,14 @@ class MatchSummary(_Value, frozen=True, kw_only=True):
             "[ratings](#ratings)); absent: unrated, or an older server. Added within version 1"
         ),
     ] = False
+    hints: Annotated[
+        bool,
+        Meta(
+            description="its host allows hints: a player may ask with `hint` for the "
+            "analysis's values of their open decision (see [learning the game]"
+            "(#learning-the-game)); such a match is never rated. Added within version 1"
+        ),
+    ] = False
 
 
 # -- profiles, ratings and history ------------------------------------------
@@ -492,6 +507,96 @@ class LeaderboardEntry(_Value, frozen=True, kw_only=True):
     matches: Annotated[Count, Meta(description="rated matches that counted")]
     wins: Annotated[Count, Meta(description="of those, the ones won (shared wins too, R23)")]
     strength: Annotated[Strength | None, Meta(description="for bots: their strength")] = None
+
+
+# -- learning the game: analyses and hints ----------------------------------
+
+#: The marks, mildest first.
+MARKS: tuple[Mark, ...] = get_args(Mark)
+
+_Points = Annotated[float, Meta(ge=-1e6, le=1e6)]
+_Chance = Annotated[float, Meta(ge=0.0, le=1.0)]
+
+
+class OptionValue(_Value, frozen=True, kw_only=True):
+    """One legal option of a decision and what the analysis expects it to be
+    worth to the seat, from that seat's knowledge only (R24–R26). Added within
+    version 1."""
+
+    action: Annotated[Action, Meta(description="the option, as `act` would send it")]
+    expected_points: Annotated[
+        _Points, Meta(description="the seat's expected final points (R14–R22) after it")
+    ]
+    win_chance: Annotated[
+        _Chance,
+        Meta(description="the seat's expected share of the victory, 0 to 1 (R23: shared wins)"),
+    ]
+
+
+class DecisionReview(_Value, frozen=True, kw_only=True):
+    """One decision of a seat, judged by the analysis: every option's value,
+    which was chosen, which was best, and what the choice cost. Added within
+    version 1."""
+
+    index: Annotated[
+        Count,
+        Meta(
+            description="the decision's place among the match's actions, from 0 (an open-box "
+            "replay's `actions[index]` is it)"
+        ),
+    ]
+    seq: Annotated[
+        Count,
+        Meta(
+            description="the events the decision's prompt followed (`prompt.seq`): the "
+            "decision was taken after event `seq` of the replay, and its first event is "
+            "`seq + 1`"
+        ),
+    ]
+    turn: Annotated[Count, Meta(description="the turn it was made in; 0 for the opening (R11)")]
+    drawn: Annotated[
+        Card | None,
+        Meta(description="the card the seat had drawn for this turn (its own, R25); null: opening"),
+    ] = None
+    options: Annotated[
+        tuple[OptionValue, ...],
+        Meta(min_length=1, max_length=MAX_LIST_LENGTH, description="every legal option"),
+    ]
+    chosen: Annotated[Count, Meta(description="the option taken: an index into `options`")]
+    best: Annotated[
+        Count,
+        Meta(
+            description="the option with the most expected points (the first such): an index "
+            "into `options`"
+        ),
+    ]
+    loss: Annotated[
+        Annotated[float, Meta(ge=0.0, le=1e6)],
+        Meta(description="expected points the choice gave up against the best; 0 if best"),
+    ]
+    mark: Annotated[
+        Mark | None,
+        Meta(description="what the loss earns by `analysis.thresholds`; absent: none"),
+    ] = None
+    forced: Annotated[
+        bool,
+        Meta(description="only one option: no choice, not counted in the summary"),
+    ] = False
+    exact: Annotated[
+        bool,
+        Meta(
+            description="the values are exact expectations over every possible deal of the "
+            "unseen cards; false: an average over `deals` sampled deals"
+        ),
+    ] = False
+
+
+class MarkThresholds(_Value, frozen=True, kw_only=True):
+    """The least loss, in expected points, that earns each mark. Added within version 1."""
+
+    inaccuracy: Annotated[_Points, Meta(description="a loss of at least this is an inaccuracy")]
+    mistake: Annotated[_Points, Meta(description="a loss of at least this is a mistake")]
+    blunder: Annotated[_Points, Meta(description="a loss of at least this is a blunder")]
 
 
 # -- the snapshot -----------------------------------------------------------

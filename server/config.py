@@ -21,6 +21,7 @@ import platformdirs
 
 import protocol as wire
 from engine import Ruleset
+from engine.analysis import DEFAULT_DEALS
 from protocol.limits import MAX_TURN_TIMER, MIN_TURN_TIMER
 
 from . import settings as read
@@ -140,6 +141,31 @@ class ServerConfig:
     bot_delay: float = setting(0.0, "seconds a bot waits before it acts", parse=read.seconds)
     bot_think_ms: float = setting(
         300.0, "milliseconds a hard bot searches per decision", parse=read.seconds
+    )
+    #: post-game analyses computed at once, each in a worker process of its own
+    #: that runs at a lower priority than the server; more wait in a queue
+    max_analyses: int = setting(
+        1,
+        "post-game analyses computed at once, each in a low-priority worker process "
+        "(default: %(default)s); more wait in line",
+        parse=read.workers,
+        metavar="N",
+    )
+    #: analyses that may wait in line; beyond, a request is answered analysis_busy
+    analysis_queue: int = setting(
+        32,
+        "post-game analyses that may wait in line (default: %(default)s); "
+        "beyond, a request is refused with analysis_busy",
+        parse=read.positive_int,
+        metavar="N",
+    )
+    #: deals of the unseen cards each decision of an analysis is valued over
+    analysis_deals: int = setting(
+        DEFAULT_DEALS,
+        "deals of the unseen cards a post-game analysis values each decision over "
+        "(default: %(default)s); more is steadier and slower",
+        parse=read.positive_int,
+        metavar="N",
     )
     #: websockets keep-alive: ping every ``ping_interval`` s, drop after ``ping_timeout`` s
     ping_interval: float | None = 20.0

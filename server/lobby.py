@@ -31,6 +31,9 @@ from engine import Ruleset
 from protocol import ErrorCode
 from protocol.limits import MAX_MATCHES_LISTED
 
+from .analyses.report import analysis_message
+from .analyses.service import Analyst, PoolBackend
+from .analyses.store import MemoryAnalyses, SqlAnalyses
 from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players, hash_token
@@ -41,7 +44,7 @@ from .match.bots import Bot
 from .match.commitment import new_salt
 from .match.core import CoreConfig, MatchCore, MatchFactory, deal_match
 from .match.info import MatchInfo, Status
-from .match.outputs import Output, Rematch, Reply
+from .match.outputs import AnalysisOrder, Output, Rematch, Reply
 from .match.results import MatchResult
 from .match.seats import Seat
 from .match.settings import MatchSettings
@@ -90,6 +93,16 @@ class Lobby:
         self.config = config
         self.storage = storage
         self.thinker = Thinker(config.bot_think_ms)
+        #: the one owner of post-game analyses (computed in workers of their own)
+        self.analyst = Analyst(
+            SqlAnalyses(storage) if storage is not None else MemoryAnalyses(),
+            PoolBackend(config.max_analyses),
+            deals=config.analysis_deals,
+            max_running=config.max_analyses,
+            max_queued=config.analysis_queue,
+        )
+        #: analyses being waited for on behalf of a connection
+        self._analysing: set[asyncio.Task[None]] = set()
         self._make_id = new_id
         self.players = Players()
         #: with storage: players who may no longer be needed in memory, and when they go
@@ -228,6 +241,9 @@ class Lobby:
             except TimeoutError:
                 log.warning("ratings of finished matches are left to apply at the next start")
         await self.ratings.close()
+        for task in list(self._analysing):
+            task.cancel()
+        await self.analyst.close()
         if self._stopping:
             await asyncio.gather(*self._stopping, return_exceptions=True)
         if self.storage is not None:
@@ -709,6 +725,11 @@ class Lobby:
                 await self.play_again(peer, message)
             case wire.Replay():
                 await self.replay(peer, message)
+            case wire.Analyse():
+                await self.analyse(peer, message)
+            case wire.Hint():
+                hint = commands.Hint(peer.id, self._person(peer), message.seq, message.id)
+                await self._actor_of(peer).call(hint)
             case wire.Profile():
                 self._reply(peer, await self.profile(peer, message))
             case wire.Leaderboard():
@@ -817,7 +838,14 @@ class Lobby:
             first_seat=TUTORIAL_FIRST_SEAT if message.tutorial else message.first_seat,
             open_box=message.open_box,
             tutorial=message.tutorial,
+            hints=message.hints,
         )
+        if message.hints and message.rated:
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                "a match that allows hints is never rated",
+                path="create_match.rated",
+            )
         rated = message.rated if message.rated is not None else default_rated(settings)
         settings = dataclasses.replace(settings, rated=rated)
         person = self._person(peer)
@@ -922,6 +950,49 @@ class Lobby:
             peer.id, self._person(peer), message.join_code, message.from_seq, message.id
         )
         self._count_code(peer, actor, await actor.call(replay))
+
+    async def analyse(self, peer: Peer, message: wire.Analyse) -> None:
+        """A seat's post-game analysis (R27: one's own, or any of a finished
+        open-box match): the match says what it is made from, the analysis
+        service computes it (or reads it back); meanwhile the connection goes
+        on, and hears the progress."""
+        actor = self._find(message.match)
+        self._check_lockout(peer, actor)
+        ask = commands.Analyse(
+            peer.id, self._person(peer), message.seat, message.join_code, message.id
+        )
+        outputs = await actor.call(ask)
+        self._count_code(peer, actor, outputs)
+        order = next((out for out in outputs if isinstance(out, AnalysisOrder)), None)
+        if order is None:
+            return  # refused: the match answered
+        task = asyncio.get_running_loop().create_task(self._analysis_for(peer, order))
+        self._analysing.add(task)
+        task.add_done_callback(self._analysing.discard)
+
+    async def _analysis_for(self, peer: Peer, order: AnalysisOrder) -> None:
+        """Wait for the analysis ``order`` asks for, telling ``peer`` how it goes."""
+
+        def progress(place: int, done: int, total: int) -> None:
+            notice = wire.AnalysisProgress(
+                id=order.request,
+                match=order.match_id,
+                seat=order.seat,
+                queued=place,
+                done=done,
+                total=total,
+            )
+            peer.send(wire.encode(notice))
+
+        try:
+            stored = await self.analyst.analyse(order.match_id, order.seat, order.record, progress)
+            peer.send(wire.encode(analysis_message(stored, order.request)))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not isinstance(exc, wire.ProtocolError):
+                log.exception("the analysis of %s seat %d failed", order.match_id, order.seat)
+            peer.send(wire.encode(error_for(exc, order.request)))
 
     # -- profiles, ratings and history ----------------------------------------------------
 

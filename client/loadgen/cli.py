@@ -242,6 +242,13 @@ def _add_load_flags(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="tables of four hard server bots playing beside the measured matches",
     )
+    parser.add_argument(
+        "--analyses",
+        type=int,
+        default=0,
+        help="players beside the measured matches who each play quick matches against "
+        "bots and ask for every one's post-game analysis (the game's server only)",
+    )
     parser.add_argument("--matches", type=int, default=50, help="concurrent matches")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 7))
     parser.add_argument(
@@ -289,7 +296,7 @@ def _run_load_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
     gc.freeze()  # as the server does: keep collector pauses out of the latencies
     gc.set_threshold(50_000, 20, 100)
 
-    def go(url: str | list[str], pid: int | None = None) -> LoadReport:
+    def go(url: str | list[str], pid: int | None = None, game: bool = True) -> LoadReport:
         async def run() -> LoadReport:
             urls = [url] if isinstance(url, str) else url
             for each in urls:
@@ -306,6 +313,7 @@ def _run_load_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
                 ramp,
                 args.hard_bots,
                 server_pid=pid,
+                analyses=args.analyses if game else 0,
             )
 
         return asyncio.run(run())
@@ -366,7 +374,7 @@ def _compare_workers(workers: int, storage: str, go: Callable[..., LoadReport]) 
 def _reference_run(loop: str, go: Callable[..., LoadReport]) -> LoadReport:
     """The same load against the reference server; its report, printed."""
     with spawned_reference(loop) as spawned:
-        reference = go(spawned.url, spawned.pid)
+        reference = go(spawned.url, spawned.pid, game=False)
     title = "reference (python -m client.loadgen.reference: websockets + MessagePack, no game)"
     _print(section(title, reference))
     return reference

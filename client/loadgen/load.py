@@ -138,6 +138,40 @@ async def _bot_table(url: str, index: int, stop: asyncio.Event, report: LoadRepo
             report.error(f"bot_table_{type(exc).__name__}")
 
 
+async def _analysis_loop(
+    url: str, index: int, measuring: asyncio.Event, stop: asyncio.Event, report: LoadReport
+) -> None:
+    """A player who plays quick matches against easy server bots and asks for
+    each one's post-game analysis, over and over (``--analyses``): analyses
+    computed beside the measured matches, to show they do not slow them down."""
+    rng = random.Random(index)
+    async with contextlib.AsyncExitStack() as stack:
+        session = Session(url, f"learner{index}", reconnect=False, request_timeout=120)
+        await session.open()
+        stack.push_async_callback(session.close)
+        joined = await session.create_match(
+            name=f"learn {index}", seats=4, bots=[(seat, "easy") for seat in range(1, 4)]
+        )
+        try:
+            while not stop.is_set():
+                await session.start()
+                async for message in session:
+                    if isinstance(message, wire.Prompt):
+                        await session.answer(message, rng.choice(message.actions))
+                    elif isinstance(message, wire.Event) and isinstance(
+                        message.event, wire.MatchEnded
+                    ):
+                        break
+                asked = time.perf_counter()
+                await session.analyse(joined.match)
+                if measuring.is_set():
+                    report.analyses += 1
+                    report.analysis_seconds.append(time.perf_counter() - asked)
+                joined = await session.play_again()
+        except (RequestError, ConnectionError, TimeoutError) as exc:
+            report.error(f"analysis_{type(exc).__name__}")
+
+
 async def run_load(
     url: str | Sequence[str],
     matches: int,
@@ -147,13 +181,16 @@ async def run_load(
     ramp: float = 0.0,
     hard_bots: int = 0,
     server_pid: int | None = None,
+    analyses: int = 0,
 ) -> LoadReport:
     """Run the load and return what it measured.
 
     Matches start at random moments over the first ``ramp`` seconds (so they
     do not all open and end in lockstep); measuring begins after the ramp.
     ``hard_bots`` more tables of four hard server bots play beside them, to
-    show that bots thinking do not slow the other matches down. With
+    show that bots thinking do not slow the other matches down; ``analyses``
+    more players each play quick matches against bots and ask for each one's
+    post-game analysis, to show the same of analyses. With
     ``server_pid`` (a process on this machine) the report has the CPU time that
     process used while measuring.
     """
@@ -171,6 +208,11 @@ async def run_load(
     tasks += [
         asyncio.create_task(_bot_table(urls[i % len(urls)], i, stop, report))
         for i in range(hard_bots)
+    ]
+    report.analysers = analyses
+    tasks += [
+        asyncio.create_task(_analysis_loop(urls[i % len(urls)], i, measuring, stop, report))
+        for i in range(analyses)
     ]
     try:
         async with asyncio.timeout(120):

@@ -43,6 +43,12 @@ class LoadReport:
     load: tuple[float, float] | None = None
     #: the run is over and its sessions are being closed
     closing: bool = False
+    #: post-game analyses asked for beside the measured matches (``--analyses``),
+    #: and how many of them were answered while measuring
+    analysers: int = 0
+    analyses: int = 0
+    #: seconds each of those took, from request to answer (queueing included)
+    analysis_seconds: list[float] = field(default_factory=list)
 
     def error(self, kind: str) -> None:
         """Count one error of this kind (none once the run is tearing down: closing
@@ -83,6 +89,14 @@ class LoadReport:
             f"   max {max(self.latencies, default=0) * 1000:.1f} ms",
             f"errors            {self.errors:8d}   {self.error_kinds or ''}",
         ]
+        if self.analysers:
+            took = self.analysis_seconds
+            mean = sum(took) / len(took) if took else 0.0
+            out.append(
+                f"analyses beside   {self.analyses:8d}   answered while measuring,"
+                f" {self.analysers} players asking in turn; each took"
+                f" {mean:.1f} s mean, {max(took, default=0.0):.1f} s max (4 seats, 1 analysed)"
+            )
         per_1000 = self.cpu_per_1000
         if per_1000 is not None:
             out.append(

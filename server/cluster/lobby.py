@@ -292,7 +292,11 @@ class ClusterLobby(Lobby):
     async def dispatch(self, peer: Peer, message: wire.ClientMessage) -> None:
         """As on one server; a match named that no node has told this one of yet
         is looked up in Redis first."""
-        named = message.match if isinstance(message, wire.Join | wire.Watch | wire.Replay) else None
+        named = (
+            message.match
+            if isinstance(message, wire.Join | wire.Watch | wire.Replay | wire.Analyse)
+            else None
+        )
         if named is not None and named not in self.matches:
             await self.node.look_up(named)
         await super().dispatch(peer, message)

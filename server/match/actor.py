@@ -35,11 +35,13 @@ from typing import Any, Protocol
 import protocol as wire
 
 from ..errors import StorageError, StorageLocked
-from .commands import BotDecided, Command, ConnId, Halt, Stored, Tick
+from .commands import BotDecided, Command, ConnId, Halt, HintReady, Stored, Tick
 from .core import MatchCore
 from .info import MatchInfo
 from .outputs import (
+    AnalysisOrder,
     AskBot,
+    AskHint,
     CancelTimer,
     Changed,
     Entered,
@@ -55,7 +57,7 @@ from .outputs import (
 )
 from .records import Write
 from .results import MatchResult
-from .thinker import Thinker
+from .thinker import HintRefused, Thinker
 
 __all__ = ["MatchActor", "MatchHost", "MatchStore"]
 
@@ -332,6 +334,12 @@ class MatchActor:
                 task = self._loop.create_task(self._think(output))
                 self._thinking.add(task)
                 task.add_done_callback(self._thinking.discard)
+            case AskHint():
+                task = self._loop.create_task(self._hint(output))
+                self._thinking.add(task)
+                task.add_done_callback(self._thinking.discard)
+            case AnalysisOrder():
+                pass  # the lobby hands it to the analysis service
             case Changed(info):
                 host.changed(info)
             case Entered(conn):
@@ -374,6 +382,20 @@ class MatchActor:
             log.exception("match %s: the bot at seat %d failed", self.id, ask.seat)
             return
         self.post(BotDecided(ask.seat, ask.decision, action))
+
+    async def _hint(self, ask: AskHint) -> None:
+        """Compute a hint away from the match (which goes on meanwhile), then
+        hand it to the core, which answers if its decision is still open."""
+        values = None
+        why = ""
+        try:
+            values = await self._thinker.hint(ask.observation, ask.seed)
+        except HintRefused as exc:
+            why = str(exc)
+        except Exception:
+            log.exception("match %s: the hint of seat %d failed", self.id, ask.seat)
+            why = "the hint could not be computed"
+        self.post(HintReady(ask.conn, ask.request, ask.seat, ask.decision, ask.seq, values, why))
 
     # -- stopping ---------------------------------------------------------------------
 

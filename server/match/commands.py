@@ -13,11 +13,13 @@ from __future__ import annotations
 import msgspec
 
 import engine
+import engine.analysis
 import protocol as wire
 
 __all__ = [
     "Act",
     "AddBot",
+    "Analyse",
     "Attach",
     "BotDecided",
     "Broadcast",
@@ -26,6 +28,8 @@ __all__ = [
     "ConnId",
     "Detach",
     "Halt",
+    "Hint",
+    "HintReady",
     "Join",
     "Leave",
     "Open",
@@ -217,6 +221,41 @@ class BotDecided(msgspec.Struct, frozen=True):
     action: engine.Action
 
 
+class Analyse(msgspec.Struct, frozen=True):
+    """Ask for what an analysis of ``seat`` (None: the person's own) needs, if
+    the person may have it (R27): answered with an
+    :class:`~server.match.outputs.AnalysisOrder`, or an error."""
+
+    conn: ConnId
+    person: Person
+    seat: int | None
+    code: str | None
+    request: wire.RequestId | None
+
+
+class Hint(msgspec.Struct, frozen=True):
+    """A player asks for the values of their open decision (the prompt of
+    ``seq``; None: whichever is open), in a match that allows hints."""
+
+    conn: ConnId
+    person: Person
+    seq: int | None
+    request: wire.RequestId | None
+
+
+class HintReady(msgspec.Struct, frozen=True):
+    """A hint asked for with :class:`~server.match.outputs.AskHint` was
+    computed (``values``), or could not be (None, with ``why``)."""
+
+    conn: ConnId
+    request: wire.RequestId | None
+    seat: int
+    decision: int
+    seq: int
+    values: engine.analysis.DecisionValues | None
+    why: str = ""
+
+
 class Stored(msgspec.Struct, frozen=True):
     """The writes of the last :class:`~server.match.outputs.Store` are on disk
     (``error`` None), or could not be stored."""
@@ -256,4 +295,7 @@ Command = (
     | Stored
     | Resume
     | Halt
+    | Analyse
+    | Hint
+    | HintReady
 )

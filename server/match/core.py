@@ -41,8 +41,9 @@ from dataclasses import dataclass
 
 import protocol as wire
 from engine import Action, EngineError, Event, Match, Ruleset, observe
+from engine.analysis import DecisionValues
 from engine.observation import prompt_choices, prompt_rankings
-from engine.record import action_to_data
+from engine.record import MatchRecord, action_to_data
 from protocol import ErrorCode, PlayedBy
 from protocol.limits import MIN_SEATS
 
@@ -52,6 +53,7 @@ from .bots import STRENGTHS, Bot
 from .commands import (
     Act,
     AddBot,
+    Analyse,
     Attach,
     BotDecided,
     Broadcast,
@@ -60,6 +62,8 @@ from .commands import (
     ConnId,
     Detach,
     Halt,
+    Hint,
+    HintReady,
     Join,
     Leave,
     Open,
@@ -79,7 +83,9 @@ from .commitment import commitment
 from .decisions import Decisions
 from .info import MatchInfo, Status
 from .outputs import (
+    AnalysisOrder,
     AskBot,
+    AskHint,
     Changed,
     Entered,
     Exited,
@@ -208,6 +214,10 @@ class MatchCore:
         self._played = 0  #: actions applied: the index of the next one stored
         self._now = 0.0
         self._wall = created
+        #: hints being computed, by the connection that asked: the decision's seq
+        self._hinting: dict[ConnId, int] = {}
+        #: per seat: the latest hint computed, and the decision it values
+        self._hints: dict[int, tuple[int, DecisionValues]] = {}
 
     def __repr__(self) -> str:
         return f"<MatchCore {self.id} {self.status.value}>"
@@ -273,6 +283,12 @@ class MatchCore:
                 return self._open(command)
             case Replay():
                 return self._replay(command)
+            case Analyse():
+                return self._analyse(command)
+            case Hint():
+                return self._hint(command)
+            case HintReady():
+                return self._hint_ready(command)
             case PlayAgain():
                 return self._play_again(command)
             case RematchOpened():
@@ -1397,6 +1413,100 @@ class MatchCore:
             self.salt,
         )
         return [Reply(command.conn, page)]
+
+    # -- learning the game ----------------------------------------------------------------
+
+    def _analyse(self, command: Analyse) -> list[Output]:
+        """What the analysis of a seat is made from, once the match is finished:
+        the person's own seat, or any seat of an open-box match (R27)."""
+        own = self.seat_of(command.person.id)
+        if own is None:
+            self._check_code(command.code)
+        if self.status is not Status.FINISHED or self.match is None:
+            raise refused(
+                ErrorCode.NOT_FINISHED, f"match {self.id} is not finished: no analysis yet"
+            )
+        seat = own if command.seat is None else command.seat
+        if seat is None:
+            raise refused(
+                ErrorCode.NOT_YOUR_SEAT,
+                f"you hold no seat in match {self.id}: name one (open-box matches only)",
+            )
+        if not 0 <= seat < len(self.seats):
+            raise wire.ProtocolError(
+                ErrorCode.BAD_MESSAGE, f"match {self.id} has no seat {seat}", path="analyse.seat"
+            )
+        if seat != own and not self.settings.open_box:
+            raise refused(
+                ErrorCode.NOT_YOUR_SEAT,
+                f"seat {seat}'s analysis is its player's only (R27); "
+                "any seat's only in a finished open-box match",
+            )
+        if self.match.dealt:
+            raise refused(
+                ErrorCode.INTERNAL_ERROR, "a match dealt by hand cannot be rebuilt for analysis"
+            )
+        order = AnalysisOrder(
+            command.conn, command.request, self.id, seat, MatchRecord.of(self.match)
+        )
+        return [order]
+
+    def _hint(self, command: Hint) -> list[Output]:
+        """A player's hint for their open decision: computed away from the
+        match (``AskHint``), answered when ``HintReady`` comes back."""
+        if not self.settings.hints:
+            raise refused(ErrorCode.HINTS_OFF, f"the host of match {self.id} allows no hints")
+        seat = self.members.get(command.conn)
+        if seat is None:
+            raise refused(ErrorCode.NOT_IN_MATCH, "hints are for the players of the match")
+        match = self.match
+        opened = self._decisions.opened.get(seat)
+        if (
+            match is None
+            or self.status is not Status.RUNNING
+            or opened is None
+            or not self._player_decides(seat)
+        ):
+            if command.seq is not None and match is not None:
+                raise refused(ErrorCode.DECISION_TAKEN, "that decision has been taken")
+            raise refused(ErrorCode.NOT_YOUR_TURN, "you have no decision to take now")
+        if command.seq is not None and not opened <= command.seq <= len(self.log):
+            raise refused(
+                ErrorCode.DECISION_TAKEN,
+                f"the prompt of seq {command.seq} is not your open decision "
+                f"(the prompt of seq {opened} is)",
+            )
+        seq = opened if command.seq is None else command.seq
+        known = self._hints.get(seat)
+        if known is not None and known[0] == opened:  # asked again: it costs nothing more
+            legal, _ = prompt_choices(match, seat)
+            hint = views.hint_values(command.request, self.id, seq, seat, legal, known[1])
+            return [Reply(command.conn, hint)]
+        if command.conn in self._hinting:
+            raise refused(ErrorCode.ANALYSIS_BUSY, "your previous hint is still being computed")
+        self._hinting[command.conn] = opened
+        seed = f"{self.id}:{seat}:{opened}"
+        return [
+            AskHint(command.conn, command.request, seat, opened, seq, observe(match, seat), seed)
+        ]
+
+    def _hint_ready(self, command: HintReady) -> list[Output]:
+        """A hint came back: answered if its decision is still open."""
+        if self._hinting.get(command.conn) == command.decision:
+            del self._hinting[command.conn]
+        values = command.values
+        if values is None:
+            raise refused(ErrorCode.ANALYSIS_BUSY, command.why or "the hint could not be computed")
+        seat = command.seat
+        match = self.match
+        if match is None or self._decisions.opened.get(seat) != command.decision:
+            raise refused(
+                ErrorCode.DECISION_TAKEN, "the decision was taken before its hint was ready"
+            )
+        self._hints[seat] = (command.decision, values)
+        legal, _ = prompt_choices(match, seat)
+        hint = views.hint_values(command.request, self.id, command.seq, seat, legal, values)
+        return [Reply(command.conn, hint)]
 
     def _play_again(self, command: PlayAgain) -> list[Output]:
         """A rematch: same seats, same bots. The first to ask opens it; the

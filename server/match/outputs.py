@@ -12,6 +12,7 @@ import msgspec
 
 import protocol as wire
 from engine import Observation
+from engine.record import MatchRecord
 
 from .bots import Bot
 from .commands import ConnId
@@ -21,7 +22,9 @@ from .results import MatchResult
 from .settings import MatchSettings
 
 __all__ = [
+    "AnalysisOrder",
     "AskBot",
+    "AskHint",
     "CancelTimer",
     "Changed",
     "Entered",
@@ -85,6 +88,32 @@ class AskBot(msgspec.Struct, frozen=True):
     delay: float
 
 
+class AskHint(msgspec.Struct, frozen=True):
+    """Compute the hint of ``seat``'s open ``decision`` from its ``observation``
+    (away from the match: it does not wait), and tell the core (``HintReady``)."""
+
+    conn: ConnId
+    request: wire.RequestId | None
+    seat: int
+    decision: int
+    seq: int
+    observation: Observation
+    seed: str
+
+
+class AnalysisOrder(msgspec.Struct, frozen=True):
+    """What the analysis of ``seat`` in this finished match is made from — the
+    match's record (the engine rebuilds the seat's observations from it) — for
+    the requester ``conn``. The core's answer to ``Analyse``; the lobby hands it
+    to the analysis service."""
+
+    conn: ConnId
+    request: wire.RequestId | None
+    match_id: str
+    seat: int
+    record: MatchRecord
+
+
 class Changed(msgspec.Struct, frozen=True):
     """What others see of the match changed: here it is now."""
 
@@ -139,6 +168,8 @@ Output = (
     | SetTimer
     | CancelTimer
     | AskBot
+    | AskHint
+    | AnalysisOrder
     | Changed
     | Entered
     | Exited

@@ -42,6 +42,9 @@ class MatchSettings:
     #: its final ranking changes its players' ratings (decided at creation:
     #: the host's choice, or :func:`server.ratings.model.default_rated`)
     rated: bool = False
+    #: players may ask for hints (the analysis's values of their open decision);
+    #: such a match is never rated
+    hints: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """The settings as plain JSON values: what storage keeps."""
@@ -56,6 +59,7 @@ class MatchSettings:
             "tutorial": self.tutorial,
             # only when set, so that the settings of unrated matches read as before
             **({"rated": True} if self.rated else {}),
+            **({"hints": True} if self.hints else {}),
         }
 
     @classmethod
@@ -79,6 +83,7 @@ class MatchSettings:
             open_box=_flag(data, "open_box"),
             tutorial=_flag(data, "tutorial"),
             rated=_flag(data, "rated"),
+            hints=_flag(data, "hints"),
         )
 
 
@@ -92,6 +97,7 @@ _FIELDS = {
     "open_box",
     "tutorial",
     "rated",
+    "hints",
 }
 
 

@@ -11,6 +11,7 @@ hard decision asked for :attr:`Thinker.retry_after` seconds later.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import multiprocessing
@@ -21,12 +22,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from engine import Action, Observation
+from engine.analysis import DecisionValues, hint
 from engine.bots.policies import Policy, medium_policy, random_policy
 from engine.bots.search import DEFAULT_BUDGET_MS, hard_policy
 
 from .bots import Bot
 
-__all__ = ["QUICK", "Thinker"]
+__all__ = ["QUICK", "HintRefused", "Thinker"]
 
 #: Strengths decided on the event loop (well under a millisecond on average).
 QUICK: dict[str, Policy] = {"easy": random_policy, "medium": medium_policy}
@@ -34,6 +36,10 @@ QUICK: dict[str, Policy] = {"easy": random_policy, "medium": medium_policy}
 STAND_IN: Policy = medium_policy
 
 log = logging.getLogger(__name__)
+
+
+class HintRefused(Exception):
+    """A hint that cannot be computed now (the workers are busy or broken)."""
 
 
 class Thinker:
@@ -59,6 +65,29 @@ class Thinker:
         self._pool: ProcessPoolExecutor | None = None
         self._no_pool_until = -math.inf  # time.monotonic() before which none is started
         self._closed = False
+        #: hints being computed now; beyond :attr:`max_hints` more are refused
+        self.hints = 0
+        self.max_hints = 2 * self.workers
+
+    async def hint(self, observation: Observation, seed: str) -> DecisionValues:
+        """A player's hint (:func:`engine.analysis.hint`): the values of the
+        options of their open decision, from their ``observation`` only,
+        computed in a worker process like a hard bot's search (about as long).
+        Raises :class:`HintRefused` when it cannot be computed now."""
+        if self.hints >= self.max_hints:
+            raise HintRefused("the server is computing as many hints as it can; try again soon")
+        pool = self._usable_pool()
+        if pool is None:
+            raise HintRefused("the server's workers are not running; try again later")
+        self.hints += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, functools.partial(hint, observation, seed=seed))
+        except BrokenProcessPool:
+            self._broken(pool)
+            raise HintRefused("the server's workers stopped; try again later") from None
+        finally:
+            self.hints -= 1
 
     async def decide(self, bot: Bot, observation: Observation) -> Action:
         """The bot's action, from its seat's ``observation``."""

@@ -19,6 +19,7 @@ import engine
 import protocol as wire
 from engine import all_cards, project_event
 from engine import events as ev
+from engine.analysis import DecisionValues
 from protocol.limits import MAX_REPLAY_EVENTS
 
 from ..rulesets import ruleset_info
@@ -369,6 +370,47 @@ def prompt_frame(
     )
 
 
+def option_values(
+    legal: Sequence[engine.Action], values: DecisionValues
+) -> tuple[wire.OptionValue, ...]:
+    """The analysis's ``values`` of each of ``legal`` (a prompt's actions), in
+    that order: ``options[i]`` values ``legal[i]``."""
+    options = []
+    for action in legal:
+        value = values.value_of(action)
+        options.append(
+            wire.OptionValue(
+                action=action_to_wire(action),
+                expected_points=value.expected_points,
+                win_chance=value.win_chance,
+            )
+        )
+    return tuple(options)
+
+
+def hint_values(
+    request: wire.RequestId | None,
+    match_id: str,
+    seq: int,
+    seat: int,
+    legal: Sequence[engine.Action],
+    values: DecisionValues,
+) -> wire.HintValues:
+    """A ``hint``: the values of the prompt's ``legal`` actions, aligned with them."""
+    options = option_values(legal, values)
+    best = max(range(len(options)), key=lambda i: (options[i].expected_points, -i))
+    return wire.HintValues(
+        id=request,
+        match=match_id,
+        seq=seq,
+        seat=seat,
+        options=options,
+        best=best,
+        exact=values.exact,
+        deals=values.deals,
+    )
+
+
 def seat_info(seat: Seat, connected: bool, bot_in: float | None) -> wire.SeatInfo:
     """One seat as the lobby lists it: ``connected`` whether its player has a
     connection in the match, ``bot_in`` the grace period's seconds left."""
@@ -416,6 +458,7 @@ def summary(
         open_box=settings.open_box,
         tutorial=settings.tutorial,
         rated=settings.rated,
+        hints=settings.hints,
         seed_commitment=commitment,
         node=node,
         spectators=len(watching),

@@ -69,14 +69,13 @@ def default_rated(settings: MatchSettings) -> bool:
     not a tutorial (its deal is always the same).
 
     This is the one place for the rule: a match option that changes play (such
-    as hints, once a match may have them) makes a match unrated here too.
+    as hints) makes a match unrated here too.
     """
-    hints = bool(getattr(settings, "hints", False))
     return (
         settings.ruleset_name == "standard"
         and not settings.open_box
         and not settings.tutorial
-        and not hints
+        and not settings.hints
     )
 
 

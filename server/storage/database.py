@@ -78,7 +78,7 @@ log = logging.getLogger(__name__)
 
 #: "TULP": marks a SQLite file as ours.
 APPLICATION_ID = 0x54554C50
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 FILE_NAME = "tulips.sqlite3"
 #: the file a server holds a lock on while it uses the data directory, so that
 #: ``tulips-server ratings`` and ``players`` refuse to change it under it
@@ -218,6 +218,19 @@ _MIGRATIONS: dict[int, str] = {
     ) WITHOUT ROWID;
     CREATE INDEX result_seats_by_player ON result_seats(player);
     CREATE INDEX result_seats_by_bot ON result_seats(bot);
+    """,
+    # 7: post-game analyses, one per match and seat, computed once (issue 32)
+    7: """
+    CREATE TABLE analyses (
+        match_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        deals INTEGER NOT NULL,           -- deals sampled per decision
+        seed INTEGER NOT NULL,            -- the analysis's seed (from the match id)
+        analysis TEXT NOT NULL,           -- engine.analysis.SeatAnalysis.to_data(), JSON
+        moments TEXT NOT NULL,            -- per decision: [seq of its prompt, card drawn], JSON
+        created REAL NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    ) WITHOUT ROWID;
     """,
 }
 

@@ -152,6 +152,24 @@ async def test_a_replay_elsewhere_goes_there_and_back_to_the_seat(
         await asyncio.gather(other.close(), player.close())
 
 
+async def test_an_analysis_elsewhere_is_asked_there_like_a_replay(
+    nodes: list[NodeProcess],
+) -> None:
+    """Issue 32: analyse of a match on node 2 from node 1 is sent there
+    (`elsewhere`, followed), and node 2 answers it: not finished yet."""
+    other = await _session(nodes[1].url, "Host2")
+    asker = await _session(nodes[0].url, "Asker")
+    try:
+        far = (await other.create_match(name="to analyse", seats=2)).match
+        await eventually(lambda: _listed_at(nodes[0], far), "node 1 knows the match", 5)
+        with pytest.raises(RequestError) as refused:
+            await asker.analyse(far)
+        assert refused.value.code == "not_finished"
+        assert asker.url == nodes[1].url
+    finally:
+        await asyncio.gather(other.close(), asker.close())
+
+
 async def test_a_newer_connection_on_another_node_replaces_the_older(
     nodes: list[NodeProcess],
 ) -> None:

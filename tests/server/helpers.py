@@ -416,13 +416,13 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
                 assert state.get("active") == viewer, f"seat {viewer} sees another's draw"
             if state.get("hand"):
                 assert state["phase"] == "opening"
-    elif kind == "prompt":
+    elif kind in ("prompt", "hint"):  # a seat's prompt, and its hint (issue 32): its own
         assert viewer is not None and message["seat"] == viewer, message
     else:
         assert kind in (
             "welcome", "ok", "error", "joined", "match_update", "match_list", "chat",
-            "turn_timer", "rematch", "removed", "ratings", "profile", "leaderboard",
-            "history", "link_code",
+            "turn_timer", "rematch", "removed", "analysis", "analysis_progress",
+            "ratings", "profile", "leaderboard", "history", "link_code",
         )  # fmt: skip
 
 

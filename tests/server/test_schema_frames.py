@@ -2,8 +2,9 @@
 
 A real server on 127.0.0.1 plays matches of 2 to 6 seats — two people and
 bots, a timed open-box match with a host who removes a seat, chat, a
-refused request, a finished match's replay and a rematch, then one match of
-each larger size with bots — while a spectator and a lobby browser watch.
+refused request, a finished match's replay, its analysis and a rematch, then
+one match of each larger size with bots and one that allows hints — while a
+spectator and a lobby browser watch.
 Every frame each of them receives is validated against
 ``#/$defs/ServerMessage`` (and every frame they send against
 ``#/$defs/ClientMessage``), and the test asserts that every server→client
@@ -109,6 +110,12 @@ async def _record_matches(url: str) -> list[Recording]:
     await asyncio.gather(_play(ada, used, rng), _play(bob, used, rng))
     page = await ada.request("replay", match=match)
     assert page["type"] == "replay" and "seed" in page, page
+    # issue 32: the analysis of Ada's seat, with its progress
+    request = await ada.send("analyse", match=match)
+    analysis = await ada.next(
+        lambda m: m.get("id") == request and m["type"] != "analysis_progress", timeout=60
+    )
+    assert analysis["type"] == "analysis", analysis
     assert (await ada.request("play_again"))["type"] == "joined"
     await _until(bob, "rematch")
 
@@ -122,10 +129,8 @@ async def _record_matches(url: str) -> list[Recording]:
         assert (await ada.request("start"))["type"] == "ok"
         await _play(ada, used, rng)
         await sam.next(lambda m: m.get("event", {}).get("kind") == "match_ended")
-    assert (await sam.request("sync"))["type"] == "snapshot"
-
     # issue 31: profiles, the leaderboard, history, a linked device and a rename
-    await _until(ada, "ratings")
+    await _until(ada, "ratings")  # the last match was rated
     assert (await ada.request("profile"))["type"] == "profile"
     assert (await ada.request("profile", player="bot_easy"))["type"] == "profile"
     board = await ada.request("leaderboard", offset=0, limit=5)
@@ -141,6 +146,17 @@ async def _record_matches(url: str) -> list[Recording]:
     assert linked["type"] == "welcome" and linked["name"] == "Ada", linked
     assert (await tablet.request("rename", name="Ada L"))["type"] == "ok"
     assert (await bob.request("rename", name="ada l"))["code"] == "name_taken"
+
+    # issue 32: a match with hints (never rated), and one hint; Bob plays it, as
+    # Ada's first connection was replaced by her linked tablet's
+    bots = [{"seat": 1, "strength": "easy"}]
+    await bob.request("create_match", name="hinted", seats=2, bots=bots, hints=True)
+    assert (await bob.request("start"))["type"] == "ok"
+    prompt = await _until(bob, "prompt")
+    assert (await bob.request("hint", seq=prompt["seq"], timeout=30))["type"] == "hint"
+    await bob.send("act", action=prompt["actions"][0], seq=prompt["seq"])
+    await _play(bob, used, rng)
+    assert (await sam.request("sync"))["type"] == "snapshot"
     clients = [lou, ada, bob, sam, cy, tablet]
     for client in clients:
         await client.close()
@@ -150,8 +166,8 @@ async def _record_matches(url: str) -> list[Recording]:
 async def test_every_frame_of_real_matches_fits_the_schema() -> None:
     """Every frame the players, the spectator and the lobby browser received
     (and sent) is valid, and every message type and event kind (live or in a replay) came up."""
-    async with serve() as running:
-        async with asyncio.timeout(60):
+    async with serve(analysis_deals=2) as running:
+        async with asyncio.timeout(90):
             clients = await _record_matches(running.url)
     types: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
