@@ -13,6 +13,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -22,7 +23,7 @@ from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
-from ..widgets.touch import KeyButtons
+from ..widgets.touch import KeyButtons, TouchButton
 
 __all__ = ["LobbyScreen"]
 
@@ -59,6 +60,8 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
         name.append(" " + t("lobby.open_box"), style="italic cyan")
     if row.ruleset != "standard":  # house rules (R30): the name the server offers them by
         name.append(f" [{row.ruleset}]", style="italic magenta")
+    if row.rated:  # its result changes the players' ratings
+        name.append(" " + t("lobby.rated"), style="italic green")
     return (name, status, Text(row.players), Text(row.host), Text(code))
 
 
@@ -98,6 +101,9 @@ class LobbyScreen(Screen[None]):
         Binding("w", "pick('watch')", show=False),
         Binding("v", "pick('replay')", show=False),
         Binding("r", "app.refresh_lobby", show=False),
+        Binding("b", "app.leaderboard", show=False),
+        Binding("h", "app.history", show=False),
+        Binding("p", "app.profile", show=False),
         Binding("q", "app.quit", show=False),
     ]
 
@@ -115,6 +121,16 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="lobby-info")
+        with Horizontal(id="lobby-profile", classes="wide-only"):
+            yield TouchButton(
+                t("lobby.leaderboard"), action="app.leaderboard", id="to-board", classes="wide-only"
+            )
+            yield TouchButton(
+                t("lobby.history"), action="app.history", id="to-history", classes="wide-only"
+            )
+            yield TouchButton(
+                t("lobby.profile"), action="app.profile", id="to-profile", classes="wide-only"
+            )
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
         yield KeyButtons(id="lobby-keys")
@@ -187,19 +203,23 @@ class LobbyScreen(Screen[None]):
         self._show_keys()
 
     def _show_keys(self) -> None:
-        """The key bar; on a finished match, v (replay) takes w's (watch) place."""
+        """The key bar; on a finished match, v (replay) takes w's (watch) place.
+        The list is live, so refreshing (r) is left to the help page; the bar
+        has the leaderboard, and a phone's buttons the history and profile too
+        (from 80 columns they are the buttons over the list)."""
         selected = self._selected()
         finished = any(row.match == selected and row.status == "finished" for row in self.rows)
         keys = (
             ("keyname.enter", "keys.join"),
             ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
             ("keyname.n", "keys.new"),
-            ("keyname.r", "keys.refresh"),
+            ("keyname.b", "keys.leaderboard"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
         self.query_one(KeyBar).keys = keys
-        self.query_one(KeyButtons).keys = keys
+        mine = (("keyname.h", "keys.history"), ("keyname.p", "keys.profile"))
+        self.query_one(KeyButtons).keys = (*keys[:4], *mine, *keys[4:])
 
     def on_data_table_row_highlighted(self) -> None:
         """The cursor moved: the key bar follows the match under it."""
