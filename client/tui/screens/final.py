@@ -192,6 +192,20 @@ def ratings_text(
     return text
 
 
+def own_rating_text(
+    view: FinalView, rated: bool, changes: tuple[wire.RatingChange, ...] | None
+) -> Text | None:
+    """The viewer's own rating change in one line, under the scores ("Your
+    rating: +1.8, now 27.4"); None for a spectator, or while it is to come."""
+    mine = next((row for row in view.rows if row.you), None)
+    if mine is None or not rated or changes is None:
+        return None
+    change = next((c for c in changes if c.seat == mine.seat), None)
+    if change is None:
+        return Text(t("final.your_rating_not_counted"), style="dim")
+    return rich("final.your_rating", style="bold", change=change_text(change))
+
+
 class FinalScreen(Screen[None]):
     """Shows a :class:`~client.tui.viewmodel.FinalView` over the table."""
 
@@ -230,6 +244,7 @@ class FinalScreen(Screen[None]):
             yield Static(self._body(), classes="wide-only")
             yield Static(self._body(narrow=True), classes="narrow-only")
             yield Static(id="final-ratings")
+        yield Static(id="final-mine")
         yield Static(id="final-offer")
         with Horizontal(classes="buttons"):
             if self.view.seated:  # a spectator is not offered a rematch
@@ -255,6 +270,10 @@ class FinalScreen(Screen[None]):
     def _show_ratings(self) -> None:
         text = ratings_text(self.view, self.rated, self.ratings)
         self.query_one("#final-ratings", Static).update(text)
+        mine = own_rating_text(self.view, self.rated, self.ratings)
+        line = self.query_one("#final-mine", Static)
+        line.display = mine is not None
+        line.update(mine or "")
 
     def _show_offer(self) -> None:
         line = self.query_one("#final-offer", Static)
