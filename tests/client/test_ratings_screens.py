@@ -189,3 +189,23 @@ def test_a_match_record_makes_a_summary_for_the_replay_viewer() -> None:
         "Ada",
     ]
     assert msgspec.json.decode(msgspec.json.encode(summary), type=wire.MatchSummary) == summary
+
+
+async def test_a_phone_taps_its_way_to_the_leaderboard_a_card_and_the_rename_dialog() -> None:
+    """At 40×50 every new page is a tap away: leaderboard, back, profile, rename."""
+    from client.tui.i18n import t
+    from client.tui.screens.account import RenameScreen
+    from client.tui.screens.card import PlayerCardScreen
+
+    from .test_touch import tap
+
+    async with running([], size=(40, 50), **PROFILES) as (app, pilot, _):
+        await tap(pilot, t("keys.leaderboard"))
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        await tap(pilot, t("keys.next_page"))
+        await tap(pilot, t("keys.back"))
+        await until(pilot, lambda: app.screen is app.lobby_screen)
+        await tap(pilot, t("keys.profile"))
+        await until(pilot, lambda: isinstance(app.screen, PlayerCardScreen))
+        await tap(pilot, t("profile.rename"))
+        await until(pilot, lambda: isinstance(app.screen, RenameScreen))

@@ -182,7 +182,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         # the rows keep within 24 lines: no padding, and with a ruleset to choose no gaps
         self.query_one("#create").styles.padding = (0, 2)
         if len(self.rulesets) > 1:
-            self.query_one("#create-form").styles.grid_gutter_vertical = 0
+            self.query_one("#create-form").add_class("-rows-close")
         self.query_one("#name", Input).focus()
 
     def _settings(self) -> CreateSettings | str:

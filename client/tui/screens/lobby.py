@@ -218,7 +218,11 @@ class LobbyScreen(Screen[None]):
             ("keyname.quit", "keys.quit"),
         )
         self.query_one(KeyBar).keys = keys
-        mine = (("keyname.h", "keys.history"), ("keyname.p", "keys.profile"))
+        mine = (
+            ("keyname.h", "keys.history"),
+            ("keyname.p", "keys.profile"),
+            ("keyname.r", "keys.refresh"),
+        )
         self.query_one(KeyButtons).keys = (*keys[:4], *mine, *keys[4:])
 
     def on_data_table_row_highlighted(self) -> None:

@@ -71,8 +71,8 @@ class PageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with VerticalScroll(id="page-body"):  # the page scrolls as one, the records too
-            yield Static(id="page-info")
             yield from self.compose_extra()
+            yield Static(id="page-info")
             yield RecordTable(id="records")
             yield Static(id="page-note")
         yield KeyButtons(id="page-keys")
@@ -80,7 +80,7 @@ class PageScreen(Screen[None]):
         yield TooSmall()
 
     def compose_extra(self) -> ComposeResult:
-        """Widgets between the info line and the records (none by default)."""
+        """Widgets over the info line (none by default)."""
         yield from ()
 
     def on_mount(self) -> None:
