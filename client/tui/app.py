@@ -1036,9 +1036,10 @@ class TulipsApp(App[int]):
 
     @on(OpenCard)
     def open_card(self, event: OpenCard) -> None:
-        """A player's card (the player's own opens as their profile)."""
+        """A player's card (the player's own opens as their profile, with its
+        settings, away from a match: linking another identity leaves it)."""
         if self.session is not None:
-            own = event.player == self.player_id
+            own = event.player == self.player_id and self.follow.match_id is None
             self._push_page(PlayerCardScreen(self.session, event.player, own=own))
 
     @on(OpenRecord)
