@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -187,6 +188,11 @@ def _open(*keys: str) -> Step:
     return step
 
 
+def _rated(summary: wire.MatchSummary) -> wire.MatchSummary:
+    """The match, rated (the lobby marks it)."""
+    return msgspec.structs.replace(summary, rated=True)
+
+
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
     return wire.Event(match=MATCH, seq=seq, event=event)
 
@@ -278,6 +284,7 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
         {},
         (_feed(wire.RematchOffer(match=MATCH, rematch="m9", host="Bea")),),
     ),
+    "lobby-rated": (list, {"matches": [_rated(m) for m in fakes.lobby_matches()]}, ()),
     "leaderboard": (list, PROFILES, (_open("b"),)),
     "leaderboard-page-2": (list, PROFILES, (_open("b"), _open("n"))),
     "player-card": (list, PROFILES, (_open("b"), _open("down", "down", "enter"))),

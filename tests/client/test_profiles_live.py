@@ -11,7 +11,6 @@ import random
 import re
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input
 
 from client.sdk import Session, connect
@@ -31,8 +30,6 @@ from tests.server.helpers import play_randomly
 from .conftest import Running
 from .driver import play_to_the_end, until
 from .screens import screen_text
-
-pytestmark = pytest.mark.slow
 
 #: A rating change as the final screen says it: "+1.8, now 27.4".
 CHANGE = re.compile(r"[+−]\d+\.\d, now −?\d+\.\d")

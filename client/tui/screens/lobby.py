@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Static
 from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.records import wrapped
 from ..widgets.toosmall import TooSmall
 from ..widgets.touch import KeyButtons, TouchButton
 
@@ -173,6 +174,7 @@ class LobbyScreen(Screen[None]):
             max([h.cell_len, *(line[i].cell_len for line in cells)]) for i, h in enumerate(headers)
         ]
         cells = self._fit_players(table, widths, cells)
+        cells = self._fit_names(table, widths, cells)
         for label, header, width in zip(_COLUMNS, headers, widths, strict=True):
             table.add_column(header, key=label, width=width)
         for row, line in zip(rows, cells, strict=True):
@@ -246,6 +248,21 @@ class LobbyScreen(Screen[None]):
             (*line[:at], _wrap_names(row, widths[at]), *line[at + 1 :])
             for line, row in zip(cells, names, strict=True)
         ]
+
+    def _fit_names(
+        self, table: DataTable[Text], widths: list[int], cells: list[tuple[Text, ...]]
+    ) -> list[tuple[Text, ...]]:
+        """Still too wide once the players are wrapped (a long name and its
+        marks: open box, house rules, rated): wrap the names column too,
+        between words."""
+        room = table.size.width or self.app.size.width - table.styles.gutter.width
+        over = sum(widths) + 2 * table.cell_padding * len(widths) - room
+        if over <= 0 or not cells:
+            return cells
+        at = _COLUMNS.index("lobby.name")
+        longest = max(cell_len(word) for line in cells for word in line[at].plain.split())
+        widths[at] = max(widths[at] - over, longest)
+        return [(*line[:at], wrapped(line[at], widths[at]), *line[at + 1 :]) for line in cells]
 
     def on_resize(self) -> None:
         """A new width may wrap the players column differently."""
