@@ -216,3 +216,14 @@ async def test_a_code_shown_on_one_device_links_another(server: Running, tmp_pat
         assert laptop.online
         await pilot.press("escape")
         await until(pilot, lambda: "playing as Ada" in screen_text(laptop), what="the lobby")
+
+
+async def test_a_wrong_code_at_start_says_so_and_stops(server: Running, tmp_path: Path) -> None:
+    """``tulips connect --link`` with a code the server never gave: one clear
+    line for the command line, and no token kept."""
+    store = IdentityStore(tmp_path / "identity.json")
+    app = TulipsApp(Plan(name="Eve", url=server.url, link="NOPE-NOPE"), identity=store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.failure is not None, what="the refusal")
+    assert app.failure is not None and "wrong, used or expired" in app.failure
+    assert store.token_for(server.url) is None

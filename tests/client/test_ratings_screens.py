@@ -209,3 +209,12 @@ async def test_a_phone_taps_its_way_to_the_leaderboard_a_card_and_the_rename_dia
         await until(pilot, lambda: isinstance(app.screen, PlayerCardScreen))
         await tap(pilot, t("profile.rename"))
         await until(pilot, lambda: isinstance(app.screen, RenameScreen))
+
+
+def test_connect_takes_a_link_code() -> None:
+    """``tulips connect URL --link CODE``: the code goes to the plan's first hello."""
+    from client.tui.cli import parse_args
+
+    args = parse_args(["connect", "ws://127.0.0.1:8765", "--link", " K7QM-2XPD "])
+    assert args.link == "K7QM-2XPD"
+    assert parse_args(["connect", "ws://127.0.0.1:8765"]).link is None
