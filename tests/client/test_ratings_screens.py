@@ -218,3 +218,22 @@ def test_connect_takes_a_link_code() -> None:
     args = parse_args(["connect", "ws://127.0.0.1:8765", "--link", " K7QM-2XPD "])
     assert args.link == "K7QM-2XPD"
     assert parse_args(["connect", "ws://127.0.0.1:8765"]).link is None
+
+
+async def test_the_waiting_room_opens_a_seats_card() -> None:
+    """p in the waiting room: pick a seat; a bot's card is its strength's, your
+    own is yours (a seat does not carry a person's id: see PlayerCardScreen)."""
+    from client.tui.screens.card import PlayerCardScreen
+    from client.tui.screens.dialogs import PickScreen
+
+    async with running(fakes.rated_waiting_room(), **PROFILES) as (app, pilot, session):
+        for key, player in (("2", "bot_easy"), ("1", "p_ada")):
+            await pilot.press("p")
+            await until(pilot, lambda: isinstance(app.screen, PickScreen))
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, PlayerCardScreen))
+            assert _asked(session, "profile")[-1] == {"player": player}
+            card = app.screen
+            assert isinstance(card, PlayerCardScreen) and not card.own  # no settings at a table
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is app.table_screen)
