@@ -47,7 +47,7 @@ import protocol as wire
 from client.discovery import ServerInfo, follow
 from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
 from client.trust import KnownServers, server_key
-from protocol.limits import MAX_NAME_LENGTH
+from protocol.limits import MAX_LEADERBOARD_PAGE, MAX_NAME_LENGTH
 
 from .hangup import HANGUP_STATUS, HangupGuard
 from .houserules import STANDARD, house_rules_text
@@ -55,7 +55,10 @@ from .i18n import t
 from .identity import IdentityStore
 from .model import Follow, Lobby
 from .narrate import describe
+from .ratings import record_summary, seat_player
 from .replay import page_marks
+from .screens.account import LinkCodeScreen, RenameScreen, UseLinkScreen
+from .screens.card import PlayerCardScreen
 from .screens.connecting import ConnectingScreen
 from .screens.dialogs import (
     ChatScreen,
@@ -67,7 +70,10 @@ from .screens.dialogs import (
 )
 from .screens.final import FinalScreen
 from .screens.help import HelpScreen
+from .screens.history import HistoryScreen
+from .screens.leaderboard import LeaderboardScreen
 from .screens.lobby import LobbyInfo, LobbyScreen
+from .screens.pages import OpenCard, OpenRecord
 from .screens.servers import ServerListScreen
 from .screens.table import TableScreen
 from .screens.trust import TrustScreen
@@ -86,11 +92,15 @@ _KNOWN_ERRORS = frozenset(
     {
         "bad_join_code", "seat_taken", "match_not_open", "match_not_ready", "no_such_match",
         "not_your_turn", "illegal_action", "not_host", "server_full", "rate_limited",
-        "not_in_match", "match_paused",
+        "not_in_match", "match_paused", "name_taken", "bad_link_code", "no_such_player",
     }
 )  # fmt: skip
 #: Pages of a match's record read to fill the log, at most (400 events each).
 _RECALL_PAGES = 8
+#: Finding a person's card by their seat: our latest matches looked through,
+#: and leaderboard pages (of the most lines a page has) read, at most.
+_CARD_HISTORY = 5
+_CARD_BOARD_PAGES = 4
 Paced = wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer
 
 
@@ -131,6 +141,9 @@ class Plan:
     bell: bool = True
     #: the ruleset the new-match form starts with (``tulips play --ruleset``)
     ruleset: str | None = None
+    #: a one-time code from another device of the player (``tulips connect --link``):
+    #: the first hello says it, and this device is that player from then on
+    link: str | None = None
 
 
 #: Follows the LAN: the servers found, again whenever they change.
@@ -195,6 +208,11 @@ class TulipsApp(App[int]):
         #: ends the process when the terminal goes away (``tulips`` itself; not in tests)
         self.hangup = hangup
         self.session: SessionLike | None = None
+        #: who the server says we are (``welcome``): our player id and name there
+        self.player_id: str | None = None
+        self.player_name = plan.name
+        #: each rated match's rating changes, by match, as the ``ratings`` notice said
+        self.rating_changes: dict[str, tuple[wire.RatingChange, ...]] = {}
         self.follow = Follow(clock)
         #: the steps of the tutorial being played (a fresh one for every match)
         self.tutorial = Tutorial()
@@ -294,11 +312,25 @@ class TulipsApp(App[int]):
         except RequestError as exc:
             self._refused(exc)
             self._show("lobby")
+        await self._read(session)
+
+    async def _read(self, session: SessionLike) -> None:
+        """Take in every message of ``session`` until it closes (or another
+        session, of a linked identity, replaces it)."""
         async for message in session:
+            if session is not self.session:
+                return
             self.on_server_message(message)
+        if session is not self.session:
+            return
         self.online = False
         self._render()
         self.notify(t("status.closed"), severity="error", timeout=30)
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def read_session(self, session: SessionLike) -> None:
+        """Read a session that replaced the first one (a linked device)."""
+        await self._read(session)
 
     async def _pick_server(self) -> ServerInfo | None:
         """Show the servers on the LAN, live, until the player picks one (None: quit)."""
@@ -323,7 +355,9 @@ class TulipsApp(App[int]):
         except (OSError, ValueError) as exc:  # no usable interface, a socket refused
             self.fail(t("error.browse", reason=str(exc) or type(exc).__name__))
 
-    def _real_session(self, url: str, name: str, token: str | None) -> SessionLike:
+    def _real_session(
+        self, url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> SessionLike:
         return real_session(
             url,
             name,
@@ -331,6 +365,7 @@ class TulipsApp(App[int]):
             fingerprint=self.fingerprint,
             trust=self.ask_trust,
             known_servers=self.known_servers,
+            link=link,
         )
 
     async def ask_trust(self, server: str, fingerprint: str) -> bool:
@@ -380,6 +415,15 @@ class TulipsApp(App[int]):
         return t("trust.declined", server=exc.server)
 
     async def _open(self) -> SessionLike | None:
+        if self.plan.link is not None:  # this device becomes the player who showed the code
+            session = self.sessions(self.url, self.plan.name, None, link=self.plan.link)
+            try:
+                self._welcomed(await session.open())
+            except ConnectError as exc:
+                self.fail(self._link_failure(exc))
+                return None
+            self._keep_token(session)
+            return session
         token = self.identity.token_for(self.url) if self.identity is not None else None
         session = self.sessions(self.url, self.plan.name, token)
         try:
@@ -396,9 +440,20 @@ class TulipsApp(App[int]):
             except ConnectError as again:
                 self.fail(self._connect_failure(again))
                 return None
+        self._keep_token(session)
+        return session
+
+    def _keep_token(self, session: SessionLike) -> None:
+        """Remember the session's token for this server (not for ``tulips play``'s own)."""
         if self.identity is not None and session.token is not None and self.plan.local is None:
             self.identity.remember(self.url, session.token)
-        return session
+
+    def _link_failure(self, exc: ConnectError) -> str:
+        if exc.code == "bad_link_code":
+            return t("profile.bad_link")
+        if exc.code == "rate_limited":
+            return t("errcode.rate_limited")
+        return self._connect_failure(exc)
 
     def _match_ruleset(self) -> wire.RulesetInfo | None:
         """The followed match's ruleset: its snapshot's numbers, or those the
@@ -423,8 +478,11 @@ class TulipsApp(App[int]):
             self.follow.say(Text(text, style="italic"))
 
     def _welcomed(self, welcome: wire.Welcome) -> None:
-        """Keep the rulesets the server offers (none said: the printed rules only)."""
+        """Keep who we are there (a name taken gets a free variant: ``welcome.name``)
+        and the rulesets the server offers (none said: the printed rules only)."""
         self.rulesets = {info.name: info for info in welcome.rulesets}
+        self.player_id = welcome.player
+        self.player_name = welcome.name or self.player_name
 
     async def _quick_match(self, session: SessionLike, quick: QuickMatch) -> None:
         self.connecting.status = t("status.dealing")
@@ -478,6 +536,8 @@ class TulipsApp(App[int]):
             self._offered(message)
         elif isinstance(message, wire.Removed):
             self._removed(message)
+        elif isinstance(message, wire.RatingsChanged):
+            self._ratings_changed(message)
         elif isinstance(message, wire.ChatLine):
             self.follow.chat_line(Text.assemble((message.name, "bold"), ": ", message.text))
         elif isinstance(message, wire.Error) and message.id is None:
@@ -647,7 +707,9 @@ class TulipsApp(App[int]):
 
     def _render_lobby(self) -> None:
         self.lobby_screen.rows = lobby_rows(self.lobby.matches)
-        self.lobby_screen.info = LobbyInfo(server=self.url, name=self.plan.name, online=self.online)
+        self.lobby_screen.info = LobbyInfo(
+            server=self.url, name=self.player_name, online=self.online
+        )
 
     def _render_table(self) -> None:
         follow = self.follow
@@ -688,12 +750,24 @@ class TulipsApp(App[int]):
             return
         self._show("table")
         offer = self.follow.signals.rematch
+        summary = self.follow.summary
         self.push_screen(
             FinalScreen(
-                final_view(state.scoring, self.follow.summary, self.follow.seat, state),
+                final_view(state.scoring, summary, self.follow.seat, state),
                 offer=offer.host if offer is not None else None,
+                rated=summary is not None and summary.rated,
+                ratings=self.rating_changes.get(self.follow.match_id or ""),
             )
         )
+
+    def _ratings_changed(self, notice: wire.RatingsChanged) -> None:
+        """A rated match's ratings moved: the final screen shows by how much."""
+        self.rating_changes[notice.match] = notice.changes
+        if notice.match != self.follow.match_id:
+            return
+        for screen in self.screen_stack:
+            if isinstance(screen, FinalScreen):
+                screen.ratings = notice.changes
 
     # -- what the player does --------------------------------------------------------------
 
@@ -872,6 +946,7 @@ class TulipsApp(App[int]):
             first_seat=settings.first_seat,
             open_box=settings.open_box,
             ruleset=settings.ruleset,
+            rated=settings.rated,
         )
         if settings.join_code is not None and isinstance(joined, wire.Joined):
             self._join_codes[joined.match] = settings.join_code
@@ -994,3 +1069,166 @@ class TulipsApp(App[int]):
             await self._refresh(session)
 
         self.request(leave)
+
+    # -- profiles, ratings and history -------------------------------------------------
+
+    def _push_page(self, screen: LeaderboardScreen | HistoryScreen | PlayerCardScreen) -> None:
+        if self.session is not None:
+            self.push_screen(screen)
+
+    def action_leaderboard(self) -> None:
+        """The leaderboard, from its first page."""
+        if self.session is not None:
+            self._push_page(LeaderboardScreen(self.session, self.player_id))
+
+    def action_history(self) -> None:
+        """The player's finished matches, latest first."""
+        if self.session is not None:
+            self._push_page(HistoryScreen(self.session))
+
+    def action_profile(self) -> None:
+        """The player's own card, with the profile's settings."""
+        if self.session is not None:
+            self._push_page(PlayerCardScreen(self.session, None, own=True))
+
+    @on(OpenCard)
+    def open_card(self, event: OpenCard) -> None:
+        """A player's card (the player's own opens as their profile, with its
+        settings, away from a match: linking another identity leaves it)."""
+        if self.session is not None:
+            own = event.player == self.player_id and self.follow.match_id is None
+            self._push_page(PlayerCardScreen(self.session, event.player, own=own))
+
+    @on(OpenRecord)
+    def open_record(self, event: OpenRecord) -> None:
+        """A finished match from a history or a card, in the replay viewer."""
+        self.open_replay(event.record.match, record_summary(event.record))
+
+    def action_player_cards(self) -> None:
+        """Pick a player of the match (waiting room, final screen) to see their card."""
+        summary = self.follow.summary
+        if summary is None:
+            return
+        seats = [s for s in summary.seats if s.kind != "empty"]
+
+        def picked(index: int | None) -> None:
+            if index is not None:
+                seat = seats[index]
+                self.request(lambda s: self._card_of(s, summary, seat))
+
+        options = [s.name or "?" for s in seats]
+        self.push_screen(PickScreen(t("card.pick_title"), t("card.pick_prompt"), options), picked)
+
+    async def _card_of(
+        self, session: SessionLike, summary: wire.MatchSummary, seat: wire.SeatInfo
+    ) -> None:
+        """Open the card of the player in ``seat``. A seat does not carry its
+        player's id: ours is known, a bot's is its strength's, and another
+        person's comes from the match's rating changes, from our history's
+        record of the finished match, or from the leaderboard by name (names
+        are unique on a server, in any case)."""
+        player = await self._seat_player(session, summary, seat)
+        if player is None:
+            self.notify(t("card.unknown", name=seat.name or "?"), severity="warning")
+            return
+        self.post_message(OpenCard(player))
+
+    async def _seat_player(
+        self, session: SessionLike, summary: wire.MatchSummary, seat: wire.SeatInfo
+    ) -> str | None:
+        if seat.seat == self.follow.seat and summary.match == self.follow.match_id:
+            return self.player_id
+        bot = seat_player(seat)
+        if bot is not None:
+            return bot
+        for change in self.rating_changes.get(summary.match, ()):
+            if change.seat == seat.seat:
+                return change.player
+        if summary.status == "finished":
+            for record in (await session.history(limit=_CARD_HISTORY)).matches:
+                if record.match == summary.match:
+                    return next(
+                        (s.player for s in record.seats if s.seat == seat.seat and s.player), None
+                    )
+        wanted = (seat.name or "").casefold()
+        offset = 0
+        for _ in range(_CARD_BOARD_PAGES):
+            page = await session.leaderboard(offset=offset, limit=MAX_LEADERBOARD_PAGE)
+            for entry in page.entries:
+                if entry.kind == "human" and entry.name.casefold() == wanted:
+                    return entry.player
+            offset += len(page.entries)
+            if not page.entries or offset >= page.total:
+                break
+        return None
+
+    def action_rename(self) -> None:
+        """Ask for a new name (a name another player has is said in the dialog)."""
+        if self.session is None:
+            return
+
+        def done(name: str | None) -> None:
+            if name:
+                self.notify(t("profile.renamed", name=name))
+                self._reload_own_card()
+
+        self.push_screen(RenameScreen(self._rename, self.player_name), done)
+
+    async def _rename(self, name: str) -> str | None:
+        if self.session is None:
+            return t("status.lost")
+        try:
+            await self.session.rename(name)
+        except RequestError as exc:
+            if exc.code == "name_taken":
+                return t("profile.name_taken", name=name)
+            return self._error_text(exc.code, exc.error.message)
+        except (ConnectionError, TimeoutError):
+            return t("status.lost")
+        self.player_name = name
+        self._render_lobby()
+        return None
+
+    def _reload_own_card(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, PlayerCardScreen) and screen.own:
+                screen.load()
+
+    def action_link_code(self) -> None:
+        """Show a one-time code that links another device to this player."""
+
+        async def show(session: SessionLike) -> None:
+            issued = await session.link_code()
+            self.push_screen(LinkCodeScreen(issued.code, issued.expires_in))
+
+        self.request(show)
+
+    def action_use_link(self) -> None:
+        """Type the code another device shows: this device becomes that player."""
+
+        def done(code: str | None) -> None:
+            if code:
+                self.notify(t("profile.linked", name=self.player_name))
+                self._reload_own_card()
+
+        self.push_screen(UseLinkScreen(self._link), done)
+
+    async def _link(self, code: str) -> str | None:
+        """Say hello again with ``code``; on a welcome, the new session (and its
+        token for this server) replaces the old one, and the lobby is read anew."""
+        session = self.sessions(self.url, self.player_name, None, link=code)
+        try:
+            welcome = await session.open()
+        except ConnectError as exc:
+            return self._link_failure(exc)
+        old, self.session = self.session, session
+        self._welcomed(welcome)
+        self._keep_token(session)
+        self.online = True
+        self.read_session(session)
+        if old is not None:
+            await old.close()
+        self.follow.leave()
+        self.lobby.replace(list(await session.list_matches()))
+        self._render()
+        return None

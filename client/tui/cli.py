@@ -3,7 +3,7 @@
     tulips play [--players 4] [--strength medium] [--ruleset FILE] [--name Ana] [--lang de]
     tulips learn [--name Ana] [--lang es]
     tulips connect [ws://HOST:PORT | wss://HOST:PORT] [--fingerprint SHA256:…] [--name Ana]
-                   [--lang es] [--identity-file PATH]
+                   [--lang es] [--identity-file PATH] [--link CODE]
     tulips servers [--timeout 3] [--json] [--interface eth0]
     tulips forget HOST:PORT
 
@@ -13,8 +13,11 @@ other seats and opens the table; ``learn`` does the same for a tutorial match
 ``connect`` joins a server on the LAN — with no address, it lists the servers
 it finds there to pick one; ``servers`` prints the servers found, for
 scripts; ``forget`` drops a server's remembered certificate
-(:mod:`client.trust`). A bad address or an unreachable server is
-one line on stderr and exit status 2 or 1, never a traceback.
+(:mod:`client.trust`). ``connect --link CODE`` makes this device the player
+whose other device showed the code (its profile: "Link a device"), and
+remembers that player's token for the server. A bad address or an
+unreachable server is one line on stderr and exit status 2 or 1, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from urllib.parse import urlsplit
 
 from protocol import STRENGTHS
 from protocol.lan import parse_fingerprint
-from protocol.limits import MAX_NAME_LENGTH
+from protocol.limits import MAX_ID_LENGTH, MAX_NAME_LENGTH
 from protocol.version import add_version_flag
 
 from .i18n import LANGUAGES, detect_language, set_language, t
@@ -113,6 +116,13 @@ def _name(text: str) -> str:
     return name
 
 
+def _link(text: str) -> str:
+    code = text.strip()
+    if not 1 <= len(code) <= MAX_ID_LENGTH or not code.isprintable():
+        raise argparse.ArgumentTypeError(t("cli.bad_link"))
+    return code
+
+
 def _language(text: str) -> str:
     if text not in LANGUAGES:
         raise argparse.ArgumentTypeError(
@@ -180,6 +190,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     connect.add_argument(
         "--identity-file", type=Path, default=None, metavar="PATH", help=t("cli.help.identity_file")
+    )
+    connect.add_argument(
+        "--link", type=_link, default=None, metavar="CODE", help=t("cli.help.link")
     )
     servers = commands.add_parser("servers", parents=[common, lan], help=t("cli.help.servers"))
     servers.add_argument("--timeout", type=_timeout, default=3.0, help=t("cli.help.timeout"))
@@ -307,13 +320,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             interfaces=tuple(args.interface),
             fingerprint=args.fingerprint,
             bell=bell,
+            link=args.link,
         )
     else:
         why = unreachable(args.url)
         if why is not None:
             print(f"tulips: {why}", file=sys.stderr)
             return 1
-        plan = Plan(name=name, url=args.url, fingerprint=args.fingerprint, bell=bell)
+        plan = Plan(
+            name=name, url=args.url, fingerprint=args.fingerprint, bell=bell, link=args.link
+        )
     identity = IdentityStore(getattr(args, "identity_file", None))  # play has no such flag
     # its terminal gone, the client ends within a second, and its local server first
     hangup = HangupGuard(functools.partial(local.stop, 0.2) if local is not None else None)

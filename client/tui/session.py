@@ -5,7 +5,7 @@ app a scripted fake with fixed protocol messages instead of a socket.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 import protocol as wire
@@ -39,6 +39,7 @@ class SessionLike(Protocol):
         open_box: bool = ...,
         ruleset: str | None = ...,
         tutorial: bool = ...,
+        rated: bool | None = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None
@@ -55,10 +56,20 @@ class SessionLike(Protocol):
     async def replay(
         self, match: str, *, join_code: str | None = None, from_seq: int = 1
     ) -> wire.ReplayPage: ...
+    async def profile(self, player: str | None = None) -> wire.ProfileCard: ...
+    async def leaderboard(self, offset: int = 0, limit: int = 20) -> wire.LeaderboardPage: ...
+    async def history(self, before: int | None = None, limit: int = 10) -> wire.HistoryPage: ...
+    async def link_code(self) -> wire.LinkCodeIssued: ...
+    async def rename(self, name: str) -> None: ...
 
 
-#: Makes a session: (url, name, token) -> session.
-SessionFactory = Callable[[str, str, "str | None"], SessionLike]
+class SessionFactory(Protocol):
+    """Makes a session: (url, name, token), or with ``link``: a one-time code
+    from another device of the player, said in place of a token."""
+
+    def __call__(
+        self, url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> SessionLike: ...
 
 
 def real_session(
@@ -69,13 +80,16 @@ def real_session(
     fingerprint: str | None = None,
     trust: TrustCallback | None = None,
     known_servers: KnownServers | None = None,
+    link: str | None = None,
 ) -> SessionLike:
     """A real SDK session that reconnects by itself with its token (and checks a
-    ``wss://`` server's certificate by its fingerprint: :mod:`client.trust`)."""
+    ``wss://`` server's certificate by its fingerprint: :mod:`client.trust`);
+    ``link``: a one-time code that makes it another device of a player."""
     return Session(
         url,
         name,
         token=token,
+        link=link,
         client=TUI_CLIENT,
         reconnect=True,
         fingerprint=fingerprint,

@@ -202,6 +202,8 @@ class ActionsView:
     timer: int | None = None  # seconds left on the timer of those waited for
     #: the waiting room's match is open-box (R27)
     open_box: bool = False
+    #: the waiting room's match changes its players' ratings
+    rated: bool = False
     #: the private match's join code, shown to its host to pass on
     join_code: str | None = None
     #: the cards left in the deck, shown while the player places a card (R18)
@@ -590,6 +592,7 @@ def _waiting_room(
         host_name=summary.host,
         missing=missing,
         open_box=summary.open_box,
+        rated=summary.rated,
         join_code=join_code if host and summary.status == "open" else None,
         not_accepted=not_accepted,
         spectators=summary.spectators,
@@ -605,6 +608,8 @@ def _keys(mode: Mode) -> tuple[tuple[str, str], ...]:
         return (("keyname.escape", "keys.back"), *always)
     if mode == "over":
         return (("keyname.scores", "keys.scores"), *lobby, *always)
+    if mode == "waiting_room":
+        return (("keyname.p", "keys.cards"), *lobby, *always)
     return (*lobby, *always)
 
 
@@ -826,6 +831,8 @@ class LobbyRow:
     unavailable: bool = False
     #: the ruleset it plays (R30); "standard": the printed rules
     ruleset: str = "standard"
+    #: its result changes the players' ratings
+    rated: bool = False
 
 
 _STATUS_ORDER = {"open": 0, "running": 1, "paused": 2, "finished": 3}
@@ -857,6 +864,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     open_box=summary.open_box,
                     unavailable=not summary.available,
                     ruleset=summary.ruleset,
+                    rated=summary.rated,
                 ),
             )
         )

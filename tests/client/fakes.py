@@ -127,10 +127,41 @@ class ScriptedSession:
             "replay", match, join_code=join_code, from_seq=from_seq
         )
 
+    async def profile(self, player: str | None = None) -> wire.ProfileCard:
+        return await self._request("profile", player=player)  # type: ignore[no-any-return]
 
-def factory(session: ScriptedSession) -> Callable[[str, str, str | None], ScriptedSession]:
+    async def leaderboard(self, offset: int = 0, limit: int = 20) -> wire.LeaderboardPage:
+        return await self._request(  # type: ignore[no-any-return]
+            "leaderboard", offset=offset, limit=limit
+        )
+
+    async def history(self, before: int | None = None, limit: int = 10) -> wire.HistoryPage:
+        return await self._request(  # type: ignore[no-any-return]
+            "history", before=before, limit=limit
+        )
+
+    async def link_code(self) -> wire.LinkCodeIssued:
+        return await self._request("link_code")  # type: ignore[no-any-return]
+
+    async def rename(self, name: str) -> None:
+        await self._request("rename", name)
+
+
+class _Factory:
+    """Hands out one session, whatever it is asked for."""
+
+    def __init__(self, session: ScriptedSession) -> None:
+        self.session = session
+
+    def __call__(
+        self, url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> ScriptedSession:
+        return self.session
+
+
+def factory(session: ScriptedSession) -> _Factory:
     """A session factory that always hands out ``session``."""
-    return lambda url, name, token: session
+    return _Factory(session)
 
 
 # -- fixed messages ------------------------------------------------------------------------
@@ -631,3 +662,153 @@ def house_waiting_room() -> list[object]:
     assert isinstance(update, wire.MatchUpdate)
     house = msgspec.structs.replace(update.match, ruleset=examples.HOUSE_RULESET.name)
     return [joined, wire.MatchUpdate(match=house)]
+
+
+# -- profiles, ratings and history ---------------------------------------------------------
+
+#: the names on the fake leaderboard, long ones among them
+BOARD_NAMES = (
+    "Maximiliane Tulpenfeld", "Bea", "bot (hard)", "Cy", "Dee", "Ada", "Eve", "Fritz",
+    "Gundula Blumenbeet", "Hal", "Ines", "Jo", "Kai", "Lia", "Mo",
+)  # fmt: skip
+
+
+def rating(ordinal: float, sigma: float = 2.1) -> wire.Rating:
+    """A rating of that ordinal and σ (μ = ordinal + 3σ)."""
+    return wire.Rating(mu=ordinal + 3 * sigma, sigma=sigma, ordinal=ordinal)
+
+
+def board_entry(rank: int, name: str) -> wire.LeaderboardEntry:
+    """One leaderboard line; ``bot (hard)`` is the hard bots' line, ``Ada`` is p_ada."""
+    bot = name.startswith("bot")
+    return wire.LeaderboardEntry(
+        rank=rank,
+        player="bot_hard" if bot else "p_ada" if name == "Ada" else f"p_{name.lower()[:8]}",
+        name=name,
+        kind="bot" if bot else "human",
+        strength="hard" if bot else None,
+        rating=rating(30.0 - rank * 1.37, 1.5 + rank / 10),
+        matches=120 - rank * 3,
+        wins=40 - rank,
+    )
+
+
+def leaderboard_page(offset: int = 0, limit: int = 15, you: bool = True) -> wire.LeaderboardPage:
+    """A page of a 40-line leaderboard (the names repeat after the first page)."""
+    entries = tuple(
+        board_entry(rank, BOARD_NAMES[(rank - 1) % len(BOARD_NAMES)] + ("" if rank <= 15 else "·"))
+        for rank in range(offset + 1, min(40, offset + limit) + 1)
+    )
+    return wire.LeaderboardPage(
+        id=1,
+        offset=offset,
+        total=40,
+        entries=entries,
+        you=board_entry(6, "Ada") if you else None,
+    )
+
+
+def rating_change(
+    seat: int, player: str, name: str, before: float, after: float
+) -> wire.RatingChange:
+    """A seat's rating move, from one ordinal to another."""
+    return wire.RatingChange(
+        seat=seat, player=player, name=name, before=rating(before), after=rating(after, 2.0)
+    )
+
+
+def match_record(
+    match: str = "h1", *, rated: bool = True, counted: bool = True, replay: bool = True
+) -> wire.MatchRecord:
+    """Ada's finished match: 2nd of 4 behind Maximiliane, a bot and Cy after her."""
+    seats = (
+        wire.FinalSeat(seat=0, kind="human", name="Maximiliane Tulpenfeld", player="p_maximili",
+                       points=41, rank=1, counted=rated),
+        wire.FinalSeat(seat=1, kind="human", name="Ada", player="p_ada", points=33, rank=2,
+                       counted=rated and counted),
+        wire.FinalSeat(seat=2, kind="bot", name="bot 3", player="bot_hard", strength="hard",
+                       points=30, rank=3, counted=rated),
+        wire.FinalSeat(seat=3, kind="human", name="Cy", player="p_cy", points=12, rank=4,
+                       counted=rated),
+    )  # fmt: skip
+    change = rating_change(1, "p_ada", "Ada", 20.2, 22.0) if rated and counted else None
+    return wire.MatchRecord(
+        match=match,
+        name="Friday night tulips with the neighbours" if match == "h1" else "Lunch break",
+        ruleset="standard",
+        finished_at=1_796_000_000.0,
+        seats=seats,
+        rated=rated,
+        seat=1,
+        rating=change,
+        replay=replay,
+    )
+
+
+def history_page(before: int | None = None, limit: int = 7) -> wire.HistoryPage:
+    """Ada's latest matches: rated, not counted, unrated, one without a replay."""
+    return wire.HistoryPage(
+        id=1,
+        matches=(
+            match_record("h1"),
+            match_record("h2", counted=False),
+            match_record("h3", rated=False),
+            match_record("h4", replay=False),
+        ),
+        next=4 if before is None else None,
+    )
+
+
+def profile_card(player: str | None = None) -> wire.ProfileCard:
+    """Ada's card (or the hard bots', for ``bot_hard``)."""
+    if player == "bot_hard":
+        return wire.ProfileCard(
+            id=1, player="bot_hard", name="bot (hard)", kind="bot", strength="hard", matches=312,
+            wins=101, mean_points=29.4, rated_matches=300, rating=rating(25.9, 0.8), rank=3,
+            recent=history_page().matches[:2],
+        )  # fmt: skip
+    return wire.ProfileCard(
+        id=1, player=player or "p_ada", name="Ada", kind="human", matches=57, wins=21,
+        mean_points=31.25, rated_matches=49, rating=rating(21.8), rank=6,
+        since=1_790_000_000.0, recent=history_page().matches,
+    )  # fmt: skip
+
+
+#: the answers of a server that keeps profiles (``running(**PROFILE_ANSWERS)``)
+PROFILE_ANSWERS: dict[str, Callable[..., object]] = {
+    "leaderboard": leaderboard_page,
+    "history": history_page,
+    "profile": profile_card,
+    "link_code": lambda: wire.LinkCodeIssued(id=1, code="K7QM-2XPD", expires_in=600.0),
+}
+
+
+def _rated(messages: list[object]) -> list[object]:
+    """The same script, its match rated."""
+    return [
+        wire.MatchUpdate(match=msgspec.structs.replace(m.match, rated=True))
+        if isinstance(m, wire.MatchUpdate)
+        else m
+        for m in messages
+    ]
+
+
+def rated_waiting_room() -> list[object]:
+    """The waiting room of a rated match."""
+    return _rated(waiting_room())
+
+
+def rated_ending() -> list[object]:
+    """The end of a rated match, before its ratings notice."""
+    return _rated(ending())
+
+
+def ratings_changed() -> wire.RatingsChanged:
+    """The ratings notice of :func:`rated_ending`: Ada and the hard bot moved."""
+    return wire.RatingsChanged(
+        match=MATCH,
+        changes=(
+            rating_change(0, "p_ada", "Ada", 25.6, 27.4),
+            rating_change(2, "bot_hard", "bot 3", 26.1, 25.5),
+        ),
+    )

@@ -304,7 +304,9 @@ async def test_a_forgotten_token_is_dropped_and_a_new_identity_kept(tmp_path: An
 
     session = Forgotten()
 
-    def make(url: str, name: str, token: str | None) -> fakes.ScriptedSession:
+    def make(
+        url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> fakes.ScriptedSession:
         tokens.append(token)
         return session
 

@@ -10,12 +10,14 @@ as shown: it is all there to scroll to."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -171,6 +173,26 @@ def _offer_rulesets(*then: Step) -> Step:
     return step
 
 
+def _open(*keys: str) -> Step:
+    """Press the keys, then wait for the page they open to have its answer."""
+
+    async def step(pilot: Pilot[Any], session: fakes.ScriptedSession) -> None:
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        async with asyncio.timeout(5):
+            while not getattr(pilot.app.screen, "loaded", True):
+                await pilot.pause(0.01)
+        await pilot.pause()
+
+    return step
+
+
+def _rated(summary: wire.MatchSummary) -> wire.MatchSummary:
+    """The match, rated (the lobby marks it)."""
+    return msgspec.structs.replace(summary, rated=True)
+
+
 def _event(seq: int, event: wire.GameEvent) -> wire.Event:
     return wire.Event(match=MATCH, seq=seq, event=event)
 
@@ -214,6 +236,9 @@ CHAT_LINE = wire.ChatLine(
     match=MATCH, seat=0, name="Cy", text="well played, that give was a good one"
 )
 OPENING_DONE = _feed(_event(6, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3")))
+
+#: a server that keeps profiles, ratings and history (and the lobby's matches)
+PROFILES: dict[str, Any] = {"matches": fakes.lobby_matches(), **fakes.PROFILE_ANSWERS}
 
 #: name: (script, keyword arguments of the app, steps after it settled)
 SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step, ...]]] = {
@@ -259,6 +284,18 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
         {},
         (_feed(wire.RematchOffer(match=MATCH, rematch="m9", host="Bea")),),
     ),
+    "lobby-rated": (list, {"matches": [_rated(m) for m in fakes.lobby_matches()]}, ()),
+    "leaderboard": (list, PROFILES, (_open("b"),)),
+    "leaderboard-page-2": (list, PROFILES, (_open("b"), _open("n"))),
+    "player-card": (list, PROFILES, (_open("b"), _open("down", "down", "enter"))),
+    "profile": (list, PROFILES, (_open("p"),)),
+    "history": (list, PROFILES, (_open("h"),)),
+    "rename": (list, PROFILES, (_open("p"), _press("e"))),
+    "link-code": (list, PROFILES, (_open("p"), _press("k"))),
+    "use-link": (list, PROFILES, (_open("p"), _press("u"))),
+    "waiting-room-cards": (fakes.rated_waiting_room, PROFILES, (_press("p"),)),
+    "final-rated": (fakes.rated_ending, {}, ()),
+    "final-ratings": (fakes.rated_ending, {}, (_feed(fakes.ratings_changed()),)),
 }
 
 

@@ -27,6 +27,7 @@ from protocol.examples import HOUSE_RULESET, STANDARD_RULESET
 from . import fakes
 from .driver import until
 from .screens import running, screen_text, settle
+from .test_cutoff import cut_off
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -180,7 +181,9 @@ async def test_the_lobby_names_a_house_ruleset() -> None:
     matches[0] = msgspec.structs.replace(matches[0], ruleset="short reveal")
     async with running([], matches=matches) as (app, _pilot, _session):
         text = screen_text(app)
-    assert "[short reveal]" in text
+        problems = list(cut_off(app))
+    # the name column wraps at 80 columns (the mark after the name), nothing cut off
+    assert "[short" in text and "reveal]" in text and problems == []
     assert "[standard]" not in text
 
 

@@ -76,7 +76,9 @@ async def test_the_server_list_is_live_and_enter_connects_to_the_one_picked() ->
     feed, session = Feed(), fakes.ScriptedSession()
     urls: list[str] = []
 
-    def sessions(url: str, name: str, token: str | None) -> fakes.ScriptedSession:
+    def sessions(
+        url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> fakes.ScriptedSession:
         urls.append(url)
         return session
 

@@ -60,7 +60,9 @@ async def test_two_servers_called_alike_are_two_rows_told_apart() -> None:
     feed, session = Feed(), fakes.ScriptedSession()
     picked: list[str] = []
 
-    def sessions(url: str, name: str, token: str | None) -> fakes.ScriptedSession:
+    def sessions(
+        url: str, name: str, token: str | None, *, link: str | None = None
+    ) -> fakes.ScriptedSession:
         picked.append(url)
         return session
 

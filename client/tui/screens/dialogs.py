@@ -49,6 +49,9 @@ class CreateSettings:
     open_box: bool = False
     #: the ruleset (R30) by the name the server offers it; None: the printed rules
     ruleset: str | None = None
+    #: whether it changes ratings; None: the server's rule (rated with the printed
+    #: rules and a closed box)
+    rated: bool | None = None
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
@@ -113,6 +116,10 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         self.default_name = default_name
         self.rulesets = tuple(rulesets)
         self.ruleset = ruleset if ruleset in self.rulesets else None
+        #: the server's rule for the settings chosen: rated with the printed
+        #: rules and a closed box (the rated tick follows it until the host
+        #: ticks it otherwise)
+        self._rule = self.ruleset in (None, "standard")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="create", classes="dialog"):
@@ -156,6 +163,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 )  # fmt: skip
                 yield Label(t("create.open_box"))
                 yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
+                yield Label(t("create.rated"))
+                yield Tick(t("create.rated_hint"), self._rule, id="rated", compact=True)
                 if len(self.rulesets) > 1:
                     yield Label(t("create.ruleset"))
                     yield Select(
@@ -170,8 +179,10 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
 
     def on_mount(self) -> None:
         self.query_one("#create").border_title = t("create.title")
-        if len(self.rulesets) > 1:  # one row more: the form keeps within 24 lines
-            self.query_one("#create").styles.padding = (0, 2)
+        # the rows keep within 24 lines: no padding, and with a ruleset to choose no gaps
+        self.query_one("#create").styles.padding = (0, 2)
+        if len(self.rulesets) > 1:
+            self.query_one("#create-form").add_class("-rows-close")
         self.query_one("#name", Input).focus()
 
     def _settings(self) -> CreateSettings | str:
@@ -200,7 +211,26 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             first_seat=None if first == CHANCE else first,
             open_box=self.query_one("#open-box", Tick).value,
             ruleset=self._ruleset(),
+            rated=self._rated(),
         )
+
+    def _rated(self) -> bool | None:
+        """The host's choice, or None where it is the server's rule."""
+        rated = self.query_one("#rated", Tick).value
+        return None if rated == self._rule else rated
+
+    def on_checkbox_changed(self, event: Tick.Changed) -> None:
+        """Open box ticked or not: the rated tick follows the server's rule,
+        unless the host set it otherwise."""
+        if event.checkbox.id == "open-box":
+            self._follow_rule()
+
+    def _follow_rule(self) -> None:
+        rule = self._ruleset() is None and not self.query_one("#open-box", Tick).value
+        rated = self.query_one("#rated", Tick)
+        if rated.value == self._rule:
+            rated.value = rule
+        self._rule = rule
 
     def _ruleset(self) -> str | None:
         if len(self.rulesets) <= 1:
@@ -210,7 +240,10 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Seats or bots changed: bots that leave the host a seat (fewer seats,
-        fewer bots), and the seats there are now as first player."""
+        fewer bots), and the seats there are now as first player. The ruleset
+        changed: the rated tick follows the server's rule."""
+        if event.select.id == "ruleset":
+            self._follow_rule()
         if event.select.id not in ("seats", "bots"):
             return
         seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]

@@ -17,8 +17,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+import protocol as wire
+
 from ..cards import cards_text, colour_tag
 from ..i18n import rich, t, tn
+from ..ratings import change_text
 from ..viewmodel import COLOURS, FinalView, Placement, ScoreRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
 from ..widgets.toosmall import TooSmall
@@ -165,6 +168,44 @@ def place_line(place: Placement) -> Text:
     return Text(line, style="bold")
 
 
+def ratings_text(
+    view: FinalView, rated: bool, changes: tuple[wire.RatingChange, ...] | None
+) -> Text:
+    """How the match moved each player's rating ("+1.8, now 27.4"), in the
+    order of the scores; "unrated" for an unrated match; a note while a rated
+    match's changes are still to come."""
+    if not rated:
+        return Text(t("final.unrated"), style="italic dim")
+    if changes is None:
+        return Text(t("final.rating_pending"), style="italic dim")
+    by_seat = {change.seat: change for change in changes}
+    text = Text(t("final.ratings"), style="bold underline")
+    for row in view.rows:
+        text.append("\n")
+        text.append_text(_name(row))
+        text.append("  ")
+        change = by_seat.get(row.seat)
+        if change is None:
+            text.append(t("rating.not_counted"), style="dim")
+        else:
+            text.append_text(change_text(change))
+    return text
+
+
+def own_rating_text(
+    view: FinalView, rated: bool, changes: tuple[wire.RatingChange, ...] | None
+) -> Text | None:
+    """The viewer's own rating change in one line, under the scores ("Your
+    rating: +1.8, now 27.4"); None for a spectator, or while it is to come."""
+    mine = next((row for row in view.rows if row.you), None)
+    if mine is None or not rated or changes is None:
+        return None
+    change = next((c for c in changes if c.seat == mine.seat), None)
+    if change is None:
+        return Text(t("final.your_rating_not_counted"), style="dim")
+    return rich("final.your_rating", style="bold", change=change_text(change))
+
+
 class FinalScreen(Screen[None]):
     """Shows a :class:`~client.tui.viewmodel.FinalView` over the table."""
 
@@ -175,21 +216,35 @@ class FinalScreen(Screen[None]):
         Binding("v", "app.replay_match", show=False),
         Binding("escape", "app.pop_screen", show=False),
         Binding("l", "app.leave", show=False),
+        Binding("p", "app.player_cards", show=False),
         Binding("q", "app.quit", show=False),
     ]
 
     offer: reactive[str | None] = reactive(None)
+    #: the rating changes of a rated match, once the ``ratings`` notice came
+    ratings: reactive[tuple[wire.RatingChange, ...] | None] = reactive(None)
 
-    def __init__(self, view: FinalView, offer: str | None = None) -> None:
+    def __init__(
+        self,
+        view: FinalView,
+        offer: str | None = None,
+        *,
+        rated: bool = False,
+        ratings: tuple[wire.RatingChange, ...] | None = None,
+    ) -> None:
         super().__init__()
         self.view = view
+        self.rated = rated
         self.set_reactive(FinalScreen.offer, offer)
+        self.set_reactive(FinalScreen.ratings, ratings)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with VerticalScroll(id="final", classes="panel"):
             yield Static(self._body(), classes="wide-only")
             yield Static(self._body(narrow=True), classes="narrow-only")
+            yield Static(id="final-ratings")
+        yield Static(id="final-mine")
         yield Static(id="final-offer")
         with Horizontal(classes="buttons"):
             if self.view.seated:  # a spectator is not offered a rematch
@@ -199,6 +254,7 @@ class FinalScreen(Screen[None]):
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
+            yield Button(t("final.cards"), action="app.player_cards", compact=True)
         yield KeyButtons(id="final-keys")  # a phone's buttons, in place of the row above
         yield KeyBar()
         yield TooSmall()
@@ -206,6 +262,18 @@ class FinalScreen(Screen[None]):
     def watch_offer(self) -> None:
         if self.is_mounted:
             self._show_offer()
+
+    def watch_ratings(self) -> None:
+        if self.is_mounted:
+            self._show_ratings()
+
+    def _show_ratings(self) -> None:
+        text = ratings_text(self.view, self.rated, self.ratings)
+        self.query_one("#final-ratings", Static).update(text)
+        mine = own_rating_text(self.view, self.rated, self.ratings)
+        line = self.query_one("#final-mine", Static)
+        line.display = mine is not None
+        line.update(mine or "")
 
     def _show_offer(self) -> None:
         line = self.query_one("#final-offer", Static)
@@ -238,6 +306,7 @@ class FinalScreen(Screen[None]):
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
-        self.query_one(KeyBar).keys = keys
-        self.query_one(KeyButtons).keys = keys
+        self.query_one(KeyBar).keys = keys  # p (players' cards) is a button there
+        self.query_one(KeyButtons).keys = (*keys[:-2], ("keyname.p", "keys.cards"), *keys[-2:])
         self._show_offer()
+        self._show_ratings()

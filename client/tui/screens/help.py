@@ -35,6 +35,9 @@ _KEYS = (
     ("keyname.scores", "keys.scores"),
     ("keyname.lobby", "keys.lobby"),
     ("keyname.v", "help.key.replay"),
+    ("keyname.b", "help.key.leaderboard"),
+    ("keyname.h", "help.key.history"),
+    ("keyname.p", "help.key.profile"),
     ("keyname.help", "keys.help"),
     ("keyname.quit", "keys.quit"),
 )

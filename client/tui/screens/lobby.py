@@ -14,6 +14,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -22,8 +23,9 @@ from textual.widgets import DataTable, Static
 from ..i18n import t, tn
 from ..viewmodel import LobbyRow
 from ..widgets.bars import KeyBar, TitleBar, TitleView
+from ..widgets.records import wrapped
 from ..widgets.toosmall import TooSmall
-from ..widgets.touch import KeyButtons
+from ..widgets.touch import KeyButtons, TouchButton
 
 __all__ = ["LobbyScreen"]
 
@@ -60,6 +62,8 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
         name.append(" " + t("lobby.open_box"), style="italic cyan")
     if row.ruleset != "standard":  # house rules (R30): the name the server offers them by
         name.append(f" [{row.ruleset}]", style="italic magenta")
+    if row.rated:  # its result changes the players' ratings
+        name.append(" " + t("lobby.rated"), style="italic green")
     return (name, status, Text(row.players), Text(row.host), Text(code))
 
 
@@ -100,6 +104,9 @@ class LobbyScreen(Screen[None]):
         Binding("w", "pick('watch')", show=False),
         Binding("v", "pick('replay')", show=False),
         Binding("r", "app.refresh_lobby", show=False),
+        Binding("b", "app.leaderboard", show=False),
+        Binding("h", "app.history", show=False),
+        Binding("p", "app.profile", show=False),
         Binding("q", "app.quit", show=False),
     ]
 
@@ -118,6 +125,16 @@ class LobbyScreen(Screen[None]):
         yield TitleBar()
         yield Static(id="lobby-info")
         yield Static(id="lobby-learn")
+        with Horizontal(id="lobby-profile", classes="wide-only"):
+            yield TouchButton(
+                t("lobby.leaderboard"), action="app.leaderboard", id="to-board", classes="wide-only"
+            )
+            yield TouchButton(
+                t("lobby.history"), action="app.history", id="to-history", classes="wide-only"
+            )
+            yield TouchButton(
+                t("lobby.profile"), action="app.profile", id="to-profile", classes="wide-only"
+            )
         yield DataTable(id="matches", cursor_type="row", zebra_stripes=True)
         yield Static(id="lobby-empty")
         yield KeyButtons(id="lobby-keys")
@@ -160,6 +177,7 @@ class LobbyScreen(Screen[None]):
             max([h.cell_len, *(line[i].cell_len for line in cells)]) for i, h in enumerate(headers)
         ]
         cells = self._fit_players(table, widths, cells)
+        cells = self._fit_names(table, widths, cells)
         for label, header, width in zip(_COLUMNS, headers, widths, strict=True):
             table.add_column(header, key=label, width=width)
         for row, line in zip(rows, cells, strict=True):
@@ -192,19 +210,28 @@ class LobbyScreen(Screen[None]):
         self._show_keys()
 
     def _show_keys(self) -> None:
-        """The key bar; on a finished match, v (replay) takes w's (watch) place."""
+        """The key bar; on a finished match, v (replay) takes w's (watch) place.
+        The list is live, so refreshing (r) is left to the help page; the bar
+        has the leaderboard, and a phone's buttons the history and profile too
+        (from 80 columns they are the buttons over the list)."""
         selected = self._selected()
         finished = any(row.match == selected and row.status == "finished" for row in self.rows)
         keys = (
             ("keyname.enter", "keys.join"),
             ("keyname.v", "keys.replay") if finished else ("keyname.w", "keys.watch"),
             ("keyname.n", "keys.new"),
-            ("keyname.r", "keys.refresh"),
+            ("keyname.b", "keys.leaderboard"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),
         )
         self.query_one(KeyBar).keys = keys  # t, the tutorial, has its own line (#lobby-learn)
-        self.query_one(KeyButtons).keys = (*keys[:3], ("keyname.t", "keys.tutorial"), *keys[3:])
+        mine = (
+            ("keyname.h", "keys.history"),
+            ("keyname.p", "keys.profile"),
+            ("keyname.r", "keys.refresh"),
+        )
+        tutorial = ("keyname.t", "keys.tutorial")
+        self.query_one(KeyButtons).keys = (*keys[:4], tutorial, *mine, *keys[4:])
 
     def on_data_table_row_highlighted(self) -> None:
         """The cursor moved: the key bar follows the match under it."""
@@ -227,6 +254,21 @@ class LobbyScreen(Screen[None]):
             (*line[:at], _wrap_names(row, widths[at]), *line[at + 1 :])
             for line, row in zip(cells, names, strict=True)
         ]
+
+    def _fit_names(
+        self, table: DataTable[Text], widths: list[int], cells: list[tuple[Text, ...]]
+    ) -> list[tuple[Text, ...]]:
+        """Still too wide once the players are wrapped (a long name and its
+        marks: open box, house rules, rated): wrap the names column too,
+        between words."""
+        room = table.size.width or self.app.size.width - table.styles.gutter.width
+        over = sum(widths) + 2 * table.cell_padding * len(widths) - room
+        if over <= 0 or not cells:
+            return cells
+        at = _COLUMNS.index("lobby.name")
+        longest = max(cell_len(word) for line in cells for word in line[at].plain.split())
+        widths[at] = max(widths[at] - over, longest)
+        return [(*line[:at], wrapped(line[at], widths[at]), *line[at + 1 :]) for line in cells]
 
     def on_resize(self) -> None:
         """A new width may wrap the players column differently."""

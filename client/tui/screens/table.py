@@ -64,6 +64,7 @@ class TableScreen(Screen[None]):
     BINDINGS = [
         *(Binding(key, f"app.choose('{key}')", show=False) for key in _CHOICE_KEYS),
         Binding("r", "app.show_scores", show=False),
+        Binding("p", "app.player_cards", show=False),
         Binding("c", "chat", show=False),
         Binding("m", "toggle_chat", show=False),
         Binding("l", "app.leave", show=False),

@@ -91,6 +91,7 @@ def prompt_text(view: ActionsView) -> Text:
             text.append(tn("actions.spectators", count, count=count) + "\n", style="dim")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")
+        text.append(t("actions.rated" if view.rated else "actions.unrated") + "\n", style="italic")
         if view.join_code is not None:
             code = Text(view.join_code, style="bold reverse")
             text.append_text(rich("actions.join_code", code=code))
