@@ -256,6 +256,14 @@ class SeatInfo(_Value, frozen=True, kw_only=True):
     name: Annotated[Name | None, Meta(description="the player's or bot's name")] = None
     strength: Annotated[Strength | None, Meta(description="for a bot: its strength")] = None
     connected: Annotated[bool, Meta(description="for a person: online now")] = False
+    player: Annotated[
+        Identifier | None,
+        Meta(
+            description="for a person: their player id (public, as in `welcome`), which "
+            "`profile` takes; absent for a bot (its strength's id is `bot_` and the "
+            "strength) and an empty seat. Added within version 1"
+        ),
+    ] = None
     bot_in: Annotated[
         Annotated[float, Meta(ge=0, le=MAX_DEADLINE)] | None,
         Meta(

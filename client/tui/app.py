@@ -47,7 +47,7 @@ import protocol as wire
 from client.discovery import ServerInfo, follow
 from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconnected, RequestError
 from client.trust import KnownServers, server_key
-from protocol.limits import MAX_LEADERBOARD_PAGE, MAX_NAME_LENGTH
+from protocol.limits import MAX_NAME_LENGTH
 
 from .hangup import HANGUP_STATUS, HangupGuard
 from .houserules import STANDARD, house_rules_text
@@ -97,10 +97,6 @@ _KNOWN_ERRORS = frozenset(
 )  # fmt: skip
 #: Pages of a match's record read to fill the log, at most (400 events each).
 _RECALL_PAGES = 8
-#: Finding a person's card by their seat: our latest matches looked through,
-#: and leaderboard pages (of the most lines a page has) read, at most.
-_CARD_HISTORY = 5
-_CARD_BOARD_PAGES = 4
 Paced = wire.Snapshot | wire.Event | wire.Prompt | wire.TurnTimer
 
 
@@ -1113,54 +1109,24 @@ class TulipsApp(App[int]):
 
         def picked(index: int | None) -> None:
             if index is not None:
-                seat = seats[index]
-                self.request(lambda s: self._card_of(s, summary, seat))
+                self._card_of(summary, seats[index])
 
         options = [s.name or "?" for s in seats]
         self.push_screen(PickScreen(t("card.pick_title"), t("card.pick_prompt"), options), picked)
 
-    async def _card_of(
-        self, session: SessionLike, summary: wire.MatchSummary, seat: wire.SeatInfo
-    ) -> None:
-        """Open the card of the player in ``seat``. A seat does not carry its
-        player's id: ours is known, a bot's is its strength's, and another
-        person's comes from the match's rating changes, from our history's
-        record of the finished match, or from the leaderboard by name (names
-        are unique on a server, in any case)."""
-        player = await self._seat_player(session, summary, seat)
+    def _card_of(self, summary: wire.MatchSummary, seat: wire.SeatInfo) -> None:
+        """Open the card of the player in ``seat``: ours, a bot strength's, or
+        the person's the seat names (``SeatInfo.player``)."""
+        player = self._seat_player(summary, seat)
         if player is None:
             self.notify(t("card.unknown", name=seat.name or "?"), severity="warning")
             return
         self.post_message(OpenCard(player))
 
-    async def _seat_player(
-        self, session: SessionLike, summary: wire.MatchSummary, seat: wire.SeatInfo
-    ) -> str | None:
+    def _seat_player(self, summary: wire.MatchSummary, seat: wire.SeatInfo) -> str | None:
         if seat.seat == self.follow.seat and summary.match == self.follow.match_id:
             return self.player_id
-        bot = seat_player(seat)
-        if bot is not None:
-            return bot
-        for change in self.rating_changes.get(summary.match, ()):
-            if change.seat == seat.seat:
-                return change.player
-        if summary.status == "finished":
-            for record in (await session.history(limit=_CARD_HISTORY)).matches:
-                if record.match == summary.match:
-                    return next(
-                        (s.player for s in record.seats if s.seat == seat.seat and s.player), None
-                    )
-        wanted = (seat.name or "").casefold()
-        offset = 0
-        for _ in range(_CARD_BOARD_PAGES):
-            page = await session.leaderboard(offset=offset, limit=MAX_LEADERBOARD_PAGE)
-            for entry in page.entries:
-                if entry.kind == "human" and entry.name.casefold() == wanted:
-                    return entry.player
-            offset += len(page.entries)
-            if not page.entries or offset >= page.total:
-                break
-        return None
+        return seat_player(seat) or seat.player
 
     def action_rename(self) -> None:
         """Ask for a new name (a name another player has is said in the dialog)."""

@@ -424,6 +424,7 @@ def seat_info(seat: Seat, connected: bool, bot_in: float | None) -> wire.SeatInf
             seat=seat.index,
             kind="human",
             name=seat.player.name,
+            player=seat.player.id,
             connected=connected and not seat.autopilot,
             bot_in=bot_in,
             stand_in=seat.autopilot,

@@ -137,6 +137,26 @@ async def test_the_final_screen_shows_the_rating_change_and_the_history_replays(
         await until(pilot, lambda: replay.replay is not None, what="the record")
 
 
+async def test_a_card_from_the_waiting_room_is_the_seats_own_player(server: Running) -> None:
+    """In the waiting room, p and a seat open that seat's person's card by the
+    id the seat carries (`SeatInfo.player`), even before they have a rating."""
+    async with connect(server.url, name="Bea", reconnect=False) as bea:
+        await bea.create_match(name="Tea", seats=3, bots=[(2, "easy")])
+        app = TulipsApp(Plan(name="Ada", url=server.url), reveal_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+            await until(pilot, lambda: "Tea" in screen_text(app), what="Bea's match")
+            await pilot.press("enter")
+            await until(pilot, lambda: app.follow.seat is not None, what="a seat")
+            await pilot.press("p")
+            await until(pilot, lambda: isinstance(app.screen, PickScreen), what="whose card")
+            await pilot.press("1")  # Bea hosts in seat 1
+            card = await _loaded(pilot, app, PlayerCardScreen)
+            assert isinstance(card, PlayerCardScreen) and card.card is not None
+            assert (card.card.player, card.card.name) == (bea.player_id, "Bea")
+            assert card.card.rating is None  # no rated match yet: only her id found her
+
+
 async def test_rename_says_a_taken_name_and_takes_a_free_one(server: Running) -> None:
     """p, e: "bea" is Bea's (names are unique in any case) — the dialog says so
     and stays; "Ada Lovelace" is free — the lobby and the server know her by it."""
