@@ -72,6 +72,9 @@ _EVICT_BATCH = 256
 _EVICT_DELAY = 1.0
 #: Stored players looked at per round when forgetting the unused.
 _FORGET_PAGE = 2000
+#: Names a new player tries to hold before keeping the last (a cluster's nodes
+#: taking the same names at the same moment, again and again).
+_NAME_CLAIMS = 5
 
 
 class Lobby:
@@ -484,8 +487,10 @@ class Lobby:
                 raise refused(ErrorCode.BAD_TOKEN, "unknown resume token")
             # a returning player may change their name with hello, to a free one:
             # a name another player holds leaves theirs as it was
-            renamed = player.name != message.name and not await self.name_taken(
-                message.name, player.id
+            renamed = (
+                player.name != message.name
+                and not await self.name_taken(message.name, player.id)
+                and await self.hold_name(message.name, player.id, player.name)
             )
             if renamed:
                 self.players.rename(player, message.name)
@@ -493,8 +498,11 @@ class Lobby:
             player, token = await self._link(peer, message.link)
             renamed = False
         else:
-            name = await self.free_name(message.name)
-            player, token = self.players.new(name)
+            player, token = self.players.new(await self.free_name(message.name))
+            for _ in range(_NAME_CLAIMS):  # a cluster's other node may take it meanwhile
+                if await self.hold_name(player.name, player.id, None):
+                    break
+                self.players.rename(player, await self.free_name(message.name))
             renamed = True
         if message.token is not None or message.link is not None:
             for old in list(player.connections):  # the newer connection wins, on any device
@@ -542,6 +550,13 @@ class Lobby:
                 return False
             return stored is not None and stored != me
         return False
+
+    async def hold_name(self, name: str, player_id: str, old: str | None) -> bool:
+        """Hold ``name`` for the player where other processes see it, letting
+        ``old`` go; False if another player took it first. One server's names
+        are its players' own (:meth:`name_taken` tells); a cluster holds them
+        in its store, where two nodes cannot both take one."""
+        return True
 
     async def free_name(self, name: str) -> str:
         """``name``, or its first free variant (``Anna 2``) if another player holds it."""
@@ -1081,6 +1096,12 @@ class Lobby:
             raise wire.ProtocolError(
                 ErrorCode.NAME_TAKEN,
                 f"another player is called {message.name!r} (names are unique in any case)",
+                path="rename.name",
+            )
+        if not await self.hold_name(message.name, player.id, player.name):
+            raise wire.ProtocolError(
+                ErrorCode.NAME_TAKEN,
+                f"another player took {message.name!r} a moment ago",
                 path="rename.name",
             )
         self.players.rename(player, message.name)

@@ -169,27 +169,24 @@ class ClusterLobby(Lobby):
             return False
         return holder is not None and holder != me
 
-    async def _claim_name(self, player: Player, old: str | None) -> None:
-        """Hold the player's name in the cluster's store (best effort)."""
+    async def hold_name(self, name: str, player_id: str, old: str | None) -> bool:
+        """Held in the cluster's store, where one node wins a name two take at
+        once; while the store cannot be reached, the name is this node's to give."""
         try:
-            claimed = await self.node.store.claim_name(
-                name_key(player.name), player.id, None if old is None else name_key(old)
+            return await self.node.store.claim_name(
+                name_key(name), player_id, None if old is None else name_key(old)
             )
         except StoreUnavailable as exc:
-            log.info("player %s's name is not held in the cluster now: %s", player.id, exc)
-            return
-        if not claimed:
+            log.info("player %s's name is not held in the cluster now: %s", player_id, exc)
+            return True
+
+    async def _claim_name(self, player: Player, old: str | None) -> None:
+        """Hold a returning player's name in the cluster's store (a name given
+        before the store held names); another node's player holding it is logged."""
+        if not await self.hold_name(player.name, player.id, old):
             log.warning(
                 "player %s's name %r is held by another node's player", player.id, player.name
             )
-
-    async def rename(self, peer: Peer, message: wire.Rename) -> None:
-        """As on one server; the cluster holds the new name, and lets the old go."""
-        player = peer.player
-        old = player.name if player is not None else None
-        await super().rename(peer, message)
-        if player is not None:
-            await self._claim_name(player, old)
 
     async def renamed(self, player: Player) -> None:
         """Every node learns the new name."""

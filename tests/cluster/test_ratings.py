@@ -143,3 +143,27 @@ async def test_names_link_codes_and_the_leaderboard_span_the_nodes(tmp_path: Pat
             assert isinstance(board, wire.LeaderboardPage)
             names = {entry.player: entry.name for entry in board.entries}
             assert names == {ada_id: "Ada", "bot_easy": "Bots (easy)"}
+
+
+async def test_two_nodes_never_give_one_name_twice_at_the_same_moment(tmp_path: Path) -> None:
+    """Names are unique across the cluster even when both nodes are asked at
+    once: six new "Zoe"s, three on each node, get six names; and of two
+    players renaming themselves "Max" at once on two nodes, one gets it and
+    the other is told `name_taken`."""
+    with cluster(tmp_path, nodes=2) as (_, (one, two)):
+        urls = [one.url, two.url] * 3
+        sessions = await asyncio.gather(
+            *(connect(url, name="Zoe", reconnect=False) for url in urls)
+        )
+        try:
+            keys = [session.name.casefold() for session in sessions]
+            assert len(set(keys)) == len(keys), keys
+            first, second = sessions[0], sessions[1]  # one on each node
+            results = await asyncio.gather(
+                first.rename("Max"), second.rename("max"), return_exceptions=True
+            )
+            taken = [r for r in results if isinstance(r, Exception)]
+            assert len(taken) == 1, results
+            assert getattr(taken[0], "code", None) == "name_taken"
+        finally:
+            await asyncio.gather(*(session.close() for session in sessions))
