@@ -18,9 +18,9 @@ import protocol as wire
 from ..i18n import t
 from ..ratings import change_text, date_text, rating_text, record_players, record_seat
 from ..session import SessionLike
-from ..widgets.records import Record, RecordTable
+from ..widgets.records import Record
 from ..widgets.touch import TouchButton
-from .pages import OpenRecord, PageScreen
+from .pages import PageScreen
 
 __all__ = ["PlayerCardScreen", "record_lines", "record_rating"]
 
@@ -165,12 +165,4 @@ class PlayerCardScreen(PageScreen):
 
     def action_replay(self, key: str | None = None) -> None:
         """Replay the recent match under the cursor, if the server keeps it."""
-        match = key or self.query_one(RecordTable).selected
-        recent = self.card.recent if self.card is not None else ()
-        record = next((r for r in recent if r.match == match), None)
-        if record is None:
-            return
-        if not record.replay:
-            self.notify(t("history.gone"), severity="warning")
-            return
-        self.post_message(OpenRecord(record))
+        self.replay_record(self.card.recent if self.card is not None else (), key)

@@ -12,9 +12,9 @@ import protocol as wire
 
 from ..i18n import t
 from ..session import SessionLike
-from ..widgets.records import Record, RecordTable
+from ..widgets.records import Record
 from .card import record_headers, record_lines
-from .pages import OpenRecord, PageScreen
+from .pages import PageScreen
 
 __all__ = ["HISTORY_PAGE", "HistoryScreen"]
 
@@ -77,12 +77,4 @@ class HistoryScreen(PageScreen):
 
     def action_replay(self, key: str | None = None) -> None:
         """Replay the match under the cursor, if the server still keeps it."""
-        match = key or self.query_one(RecordTable).selected
-        matches = self.page.matches if self.page is not None else ()
-        record = next((r for r in matches if r.match == match), None)
-        if record is None:
-            return
-        if not record.replay:
-            self.notify(t("history.gone"), severity="warning")
-            return
-        self.post_message(OpenRecord(record))
+        self.replay_record(self.page.matches if self.page is not None else (), key)

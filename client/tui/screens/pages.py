@@ -170,3 +170,15 @@ class PageScreen(Screen[None]):
 
     def picked(self, key: str) -> None:
         """A record was chosen with Enter (or a tap)."""
+
+    def replay_record(self, records: tuple[wire.MatchRecord, ...], key: str | None) -> None:
+        """Open the finished match ``key`` (default: the one under the cursor)
+        of ``records`` in the replay viewer, if the server still keeps it."""
+        match = key or self.query_one(RecordTable).selected
+        record = next((r for r in records if r.match == match), None)
+        if record is None:
+            return
+        if not record.replay:
+            self.notify(t("history.gone"), severity="warning")
+            return
+        self.post_message(OpenRecord(record))
