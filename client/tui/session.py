@@ -38,6 +38,7 @@ class SessionLike(Protocol):
         first_seat: int | None = ...,
         open_box: bool = ...,
         ruleset: str | None = ...,
+        hints: bool = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None
@@ -54,6 +55,15 @@ class SessionLike(Protocol):
     async def replay(
         self, match: str, *, join_code: str | None = None, from_seq: int = 1
     ) -> wire.ReplayPage: ...
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+    ) -> wire.AnalysisReport: ...
+    async def hint(self, seq: int | None = None) -> wire.HintValues: ...
 
 
 #: Makes a session: (url, name, token) -> session.

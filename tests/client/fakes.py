@@ -127,6 +127,21 @@ class ScriptedSession:
             "replay", match, join_code=join_code, from_seq=from_seq
         )
 
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+    ) -> wire.AnalysisReport:
+        return await self._request(  # type: ignore[no-any-return]
+            "analyse", match, seat=seat, join_code=join_code, progress=progress
+        )
+
+    async def hint(self, seq: int | None = None) -> wire.HintValues:
+        return await self._request("hint", seq=seq)  # type: ignore[no-any-return]
+
 
 def factory(session: ScriptedSession) -> Callable[[str, str, str | None], ScriptedSession]:
     """A session factory that always hands out ``session``."""

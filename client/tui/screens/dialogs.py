@@ -49,6 +49,8 @@ class CreateSettings:
     open_box: bool = False
     #: the ruleset (R30) by the name the server offers it; None: the printed rules
     ruleset: str | None = None
+    #: players may ask for hints (issue 32); such a match is unrated
+    hints: bool = False
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
@@ -156,6 +158,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 )  # fmt: skip
                 yield Label(t("create.open_box"))
                 yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
+                yield Label(t("create.hints"))
+                yield Tick(t("create.hints_hint"), id="hints", compact=True)
                 if len(self.rulesets) > 1:
                     yield Label(t("create.ruleset"))
                     yield Select(
@@ -200,6 +204,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             first_seat=None if first == CHANCE else first,
             open_box=self.query_one("#open-box", Tick).value,
             ruleset=self._ruleset(),
+            hints=self.query_one("#hints", Tick).value,
         )
 
     def _ruleset(self) -> str | None:

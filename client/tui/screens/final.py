@@ -2,8 +2,11 @@
 total and the tulips that break a tie; how each ranked colour's majorities
 went; who won and what decided it; and, for a player (not a spectator), a
 rematch — or, once another player opened one, the offer to join it
-(``offer``: who opened it; ``r`` or ``a`` joins). On a phone (the narrow
-layout) the scores take two lines a player and every key is a button."""
+(``offer``: who opened it; ``r`` or ``a`` joins). A player (or anyone,
+after an open-box match) may ask for the analysis (``e``, issue 32: the
+replay viewer with it) or learn from their mistakes at once (``m``). On a
+phone (the narrow layout) the scores take two lines a player and every key
+is a button."""
 
 from __future__ import annotations
 
@@ -173,6 +176,8 @@ class FinalScreen(Screen[None]):
         Binding("r", "app.play_again", show=False),
         Binding("t", "app.pop_screen", show=False),
         Binding("v", "app.replay_match", show=False),
+        Binding("e", "analyse", show=False),
+        Binding("m", "learn", show=False),
         Binding("escape", "app.pop_screen", show=False),
         Binding("l", "app.leave", show=False),
         Binding("q", "app.quit", show=False),
@@ -180,9 +185,13 @@ class FinalScreen(Screen[None]):
 
     offer: reactive[str | None] = reactive(None)
 
-    def __init__(self, view: FinalView, offer: str | None = None) -> None:
+    def __init__(
+        self, view: FinalView, offer: str | None = None, *, analysable: bool | None = None
+    ) -> None:
+        """``analysable``: whether to offer the analysis (default: to a player)."""
         super().__init__()
         self.view = view
+        self.analysable = view.seated if analysable is None else analysable
         self.set_reactive(FinalScreen.offer, offer)
 
     def compose(self) -> ComposeResult:
@@ -198,10 +207,23 @@ class FinalScreen(Screen[None]):
                 )
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
+            if self.analysable:
+                yield Button(t("final.analysis"), action="screen.analyse", compact=True)
+                yield Button(t("final.learn"), action="screen.learn", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
         yield KeyButtons(id="final-keys")  # a phone's buttons, in place of the row above
         yield KeyBar()
         yield TooSmall()
+
+    def action_analyse(self) -> None:
+        """The replay viewer with the analysis of this match."""
+        if self.analysable:
+            self.app.call_later(self.app.run_action, "app.replay_match('analyse')")
+
+    def action_learn(self) -> None:
+        """Learn from your mistakes in this match."""
+        if self.analysable:
+            self.app.call_later(self.app.run_action, "app.replay_match('learn')")
 
     def watch_offer(self) -> None:
         if self.is_mounted:
@@ -234,6 +256,11 @@ class FinalScreen(Screen[None]):
             *again,
             ("keyname.t", "keys.table"),
             ("keyname.v", "keys.replay"),
+        )
+        if self.analysable:
+            keys = (*keys, ("keyname.e", "keys.analysis"), ("keyname.m", "keys.learn"))
+        keys = (
+            *keys,
             ("keyname.lobby", "keys.lobby"),
             ("keyname.help", "keys.help"),
             ("keyname.quit", "keys.quit"),

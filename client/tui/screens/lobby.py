@@ -57,6 +57,9 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
     name = Text(row.name)
     if row.open_box:  # R27: chosen by the host, seen before anyone sits down
         name.append(" " + t("lobby.open_box"), style="italic cyan")
+    if row.hints:  # issue 32: hints allowed, so never rated
+        mark = t("lobby.hints") if row.rated else t("lobby.hints_unrated")
+        name.append(" " + mark, style="italic green")
     if row.ruleset != "standard":  # house rules (R30): the name the server offers them by
         name.append(f" [{row.ruleset}]", style="italic magenta")
     return (name, status, Text(row.players), Text(row.host), Text(code))
