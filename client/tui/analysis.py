@@ -40,6 +40,7 @@ __all__ = [
     "option_label",
     "progress_text",
     "summary_text",
+    "timeline",
     "verdict_text",
 ]
 
@@ -149,6 +150,17 @@ def summary_text(report: wire.AnalysisReport, name: str, *, you: bool) -> Text:
         text.append("  ")
         text.append_text(mark_text(mark))
         text.append(f" {count}")
+    return text
+
+
+def timeline(analysis: Analysis, current: wire.DecisionReview | None) -> Text:
+    """Every decision in play order as one cell: a dot, or the mark's colour
+    (▲ the current one)."""
+    text = Text()
+    for decision in analysis.decisions:
+        glyph = "▲" if decision is current else "•" if decision.mark else "·"
+        style = MARK_STYLES[decision.mark] if decision.mark else "dim"
+        text.append(glyph, style=style + (" reverse" if decision is current else ""))
     return text
 
 

@@ -649,8 +649,8 @@ def _keys(mode: Mode, hints: bool = False) -> tuple[tuple[str, str], ...]:
     always = (("keyname.help", "keys.help"), ("keyname.quit", "keys.quit"))
     lobby = (("keyname.c", "keys.chat"), ("keyname.lobby", "keys.lobby"))
     hint = (("keyname.h", "keys.hint"),) if hints else ()
-    if mode == "turn":
-        return (*hint, ("keyname.tab", "keys.focus"), *lobby, *always)
+    if mode == "turn":  # with hints, h takes Tab's place in the bar (Tab still moves the focus)
+        return (*(hint or (("keyname.tab", "keys.focus"),)), *lobby, *always)
     if mode == "give":
         return (*hint, ("keyname.escape", "keys.back"), *always)
     if mode == "opening":

@@ -209,7 +209,6 @@ class FinalScreen(Screen[None]):
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
             if self.analysable:
                 yield Button(t("final.analysis"), action="screen.analyse", compact=True)
-                yield Button(t("final.learn"), action="screen.learn", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
         yield KeyButtons(id="final-keys")  # a phone's buttons, in place of the row above
         yield KeyBar()
@@ -257,14 +256,12 @@ class FinalScreen(Screen[None]):
             ("keyname.t", "keys.table"),
             ("keyname.v", "keys.replay"),
         )
+        # the analysis's keys take the place of the rules' (? still opens them)
+        help_ = (("keyname.help", "keys.help"),)
         if self.analysable:
-            keys = (*keys, ("keyname.e", "keys.analysis"), ("keyname.m", "keys.learn"))
-        keys = (
-            *keys,
-            ("keyname.lobby", "keys.lobby"),
-            ("keyname.help", "keys.help"),
-            ("keyname.quit", "keys.quit"),
-        )
+            keys = (*keys, ("keyname.e", "keys.analysis"))  # m (learn) works unlisted
+            help_ = ()
+        keys = (*keys, ("keyname.lobby", "keys.lobby"), *help_, ("keyname.quit", "keys.quit"))
         self.query_one(KeyBar).keys = keys
         self.query_one(KeyButtons).keys = keys
         self._show_offer()

@@ -143,6 +143,7 @@ class LearnScreen(Screen[None]):
         if self.chosen is not None:
             box.update(decision_table(decision, names, chosen=self.chosen))
             self.query_one("#learn-buttons").remove_children()
+            self.query_one("#learn-buttons").display = False
             return
         actions = [o.action for o in decision.options]
         text = Text()
@@ -159,6 +160,7 @@ class LearnScreen(Screen[None]):
         """A tappable row of option numbers (under the options' words)."""
         row = self.query_one("#learn-buttons")
         row.remove_children()
+        row.display = count > 0
         row.mount(
             *(
                 Button(f" {i + 1} ", action=f"screen.choose({i})", compact=True, classes="pick")

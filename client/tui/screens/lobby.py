@@ -53,13 +53,12 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
     marks = [t("lobby.code_yes")] if row.code else []
     if row.timer:
         marks.append(t("lobby.timer", seconds=round(row.timer)))
+    if row.hints:  # issue 32: hints allowed (so never rated: the waiting room says so)
+        marks.append(t("lobby.hints"))
     code = " ".join(marks)
     name = Text(row.name)
     if row.open_box:  # R27: chosen by the host, seen before anyone sits down
         name.append(" " + t("lobby.open_box"), style="italic cyan")
-    if row.hints:  # issue 32: hints allowed, so never rated
-        mark = t("lobby.hints") if row.rated else t("lobby.hints_unrated")
-        name.append(" " + mark, style="italic green")
     if row.ruleset != "standard":  # house rules (R30): the name the server offers them by
         name.append(f" [{row.ruleset}]", style="italic magenta")
     return (name, status, Text(row.players), Text(row.host), Text(code))

@@ -26,6 +26,7 @@ in its own, to drive time by hand.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from rich.console import Group, RenderableType
@@ -47,6 +48,7 @@ from ..analysis import (
     mark_text,
     progress_text,
     summary_text,
+    timeline,
 )
 from ..i18n import rich, t
 from ..replay import Replay, ReplayLoadError, ReplayPages, fetch_record
@@ -296,7 +298,20 @@ class ReplayScreen(Screen[None]):
         self.query_one(FestivalPanel).view = view.festival
         self.query_one(PlayersPanel).rows = view.players
         self.query_one(EventLog).lines = view.log
-        self.query_one(ReplayPanel).view = replay.view(self.typing, self.note)
+        panel = self.query_one(ReplayPanel)
+        shown = replay.view(self.typing, self.note)
+        analysis = self.analysis
+        if analysis is not None:
+            taken = analysis.at(replay.position - 1)  # the event after a decision bears its mark
+            if taken is not None and taken.seq == replay.position - 1 and taken.mark:
+                marked = shown.caption.copy()
+                marked.append(" ")
+                marked.append_text(mark_text(taken.mark))
+                shown = replace(shown, caption=marked)
+            panel.extra = self._summary(analysis)
+        else:
+            panel.extra = None
+        panel.view = shown
         self._draw_analysis()
 
     # -- the analysis ----------------------------------------------------------------------------
@@ -361,26 +376,37 @@ class ReplayScreen(Screen[None]):
             return
         panel.show(self._analysis_body(self.analysis))
 
+    def _summary(self, analysis: Analysis) -> RenderableType:
+        """The replay panel's lines about the analysis: the player's summary,
+        every decision as a mark, and the three costliest (1–3 jump there)."""
+        names = self._names()
+        seat = analysis.seat
+        name = names.get(seat, t("seat.numbered", n=seat + 1))
+        position = self.replay.position if self.replay is not None else 0
+        parts: list[RenderableType] = [
+            summary_text(analysis.report, name, you=self._you(seat)),
+            timeline(analysis, analysis.at(position)),
+        ]
+        costly = analysis.costliest
+        if costly:
+            line = Text(t("analysis.costliest"), style="dim")
+            for number, item in enumerate(costly, start=1):
+                line.append("  ")
+                line.append(f"{number}", style="bold reverse")
+                line.append(" " + t("analysis.turn_short", turn=item.turn) + " ")
+                line.append_text(mark_text(item.mark))
+            parts.append(line)
+        if self.analysis_note:
+            parts.append(Text(self.analysis_note, style="bold red"))
+        return Group(*parts)
+
     def _analysis_body(self, analysis: Analysis) -> RenderableType:
         names = self._names()
         seat = analysis.seat
         you = self._you(seat)
-        name = names.get(seat, t("seat.numbered", n=seat + 1))
-        parts: list[RenderableType] = [summary_text(analysis.report, name, you=you)]
-        costly = analysis.costliest
-        if costly:
-            line = Text(t("analysis.costliest") + " ", style="dim")
-            for number, item in enumerate(costly, start=1):
-                line.append(f"{number} ", style="bold reverse")
-                line.append(t("analysis.turn_short", turn=item.turn) + " ")
-                line.append_text(mark_text(item.mark))
-                line.append(f" −{item.loss:.1f}  ")
-            parts.append(line)
-        if self.analysis_note:
-            parts.append(Text(self.analysis_note, style="bold red"))
         position = self.replay.position if self.replay is not None else 0
         decision = analysis.at(position)
-        parts.append(Text(""))
+        parts: list[RenderableType] = []
         if decision is None:
             parts.append(Text(t("analysis.none_yet"), style="dim italic"))
             return Group(*parts)

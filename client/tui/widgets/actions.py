@@ -65,8 +65,8 @@ def choice_label(choice: Choice) -> Text:
         label.append_text(rich(choice.label, name=Text(choice.name, style="bold")))
     else:
         label.append(t(choice.label))
-    if choice.hint is not None:  # a hint's values first: what was asked for
-        return label + hint_text(choice.hint) + _points(choice.points)
+    if choice.hint is not None:  # the hint's expected final points say more than this turn's
+        return label + hint_text(choice.hint)
     if choice.ranking is not None and not choice.points:
         # an add scores nothing (R16): its ranking says more in the room left
         return label + ranking_text(choice.ranking)
