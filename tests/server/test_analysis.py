@@ -198,9 +198,7 @@ async def test_a_hint_values_the_prompts_actions_from_the_seats_knowledge() -> N
             rng = random.Random(3)
             async with asyncio.timeout(60):
                 async for message in ada:
-                    if isinstance(message, wire.Event) and isinstance(
-                        message.event, wire.MatchEnded
-                    ):
+                    if isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                         break
                     if not isinstance(message, wire.Prompt):
                         continue
