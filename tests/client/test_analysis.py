@@ -7,11 +7,13 @@ the rules."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from multiprocessing import resource_tracker
 from typing import Any
 
+import msgspec
 import pytest
 from textual.pilot import Pilot
 
@@ -26,9 +28,10 @@ from client.tui.widgets.actions import choice_label
 from server.app import TulipsServer
 from server.config import ServerConfig
 
+from . import fakes
 from .conftest import Running
 from .driver import play_to_the_end, until
-from .screens import screen_text
+from .screens import URL, screen_text, scripted, settle
 
 #: few deals: the server's tests check the values, these the screens
 DEALS = 3
@@ -80,7 +83,7 @@ async def _analysed(pilot: Pilot[Any], app: TulipsApp) -> Analysis:
             and app.screen.analysis is not None
             and app.screen.replay is not None
         ),
-        timeout=120,
+        timeout=300,  # the server's analysis workers run at a low priority
         what="the analysis",
     )
     analysis = _viewer(app).analysis
@@ -128,6 +131,182 @@ def test_a_hint_is_shown_only_for_its_own_prompt_and_aligned_with_its_actions() 
     assert hint_values(stale, hint) == {}
 
 
+# -- on a scripted session: the viewer's keys, step by step ------------------------------------
+
+
+class HeldAnalyses(fakes.ScriptedSession):
+    """A session whose analysis waits, half done, until the test lets it finish."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.release = asyncio.Event()
+
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+    ) -> wire.AnalysisReport:
+        self.requests.append(("analyse", (match,), {"seat": seat}))
+        assert progress is not None
+        progress(wire.AnalysisProgress(match=match, seat=0, queued=2))
+        await asyncio.sleep(0)
+        progress(wire.AnalysisProgress(match=match, seat=0, queued=0, done=1, total=3))
+        await self.release.wait()
+        return fakes.analysis_report(match)
+
+
+def _held_app() -> tuple[TulipsApp, HeldAnalyses]:
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    session = HeldAnalyses(fakes.ending(), answers={"replay": own})
+    plan = Plan(name="Ada", url=URL)
+    app = TulipsApp(plan, sessions=fakes.factory(session), reveal_delay=0, clock=lambda: 1000.0)
+    return app, session
+
+
+async def test_the_progress_shows_then_n_p_and_digits_jump_between_marked_decisions() -> None:
+    """e on the final scores: "decision 1 of 3" while it is computed; then the
+    summary, the marks on the timeline and on the event after each decision,
+    n/p to the next and previous marked decision, 1 and 2 to the costliest."""
+    app, session = _held_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+        await pilot.press("e")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ReplayScreen)
+                and app.screen.progress is not None
+                and app.screen.progress.done == 1
+            ),
+            what="the progress",
+        )
+        await pilot.pause()
+        assert "Analysing: decision 1 of 3" in screen_text(app)
+        session.release.set()
+        analysis = await _analysed(pilot, app)
+        viewer = _viewer(app)
+        replay = viewer.replay
+        assert replay is not None
+        text = screen_text(app)
+        assert "You: accuracy 33% · mean loss" in text and "?! 0  ? 1  ?? 1" in text
+        assert "Costliest:" in text and "T1 ??" in text
+        await pilot.press("n")
+        await pilot.pause()
+        assert replay.position == 10  # the table Ada decided on: her first card drawn
+        text = screen_text(app)
+        assert "Turn 1 · you drew ▲4 · ? mistake −4.2" in text
+        assert "▸  Keep it" in text and "★ Add face up" in text and "32.3" in text
+        await pilot.press("right")
+        await pilot.pause()
+        assert "You kept ▲4 (+2). ?" in screen_text(app)  # the mark on the decision's event
+        await pilot.press("n")
+        await pilot.pause()
+        assert replay.position == 12 and "?? blunder" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert replay.position == 12 and "No marked decision after this one." in screen_text(app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert replay.position == 10
+        await pilot.press("1")
+        await pilot.pause()
+        assert replay.position == analysis.costliest[0].seq == 12
+        await pilot.press("2")
+        await pilot.pause()
+        assert replay.position == analysis.costliest[1].seq == 10
+
+
+async def test_learning_asks_again_then_shows_the_verdict_and_steps_to_the_end() -> None:
+    """m: the costliest decision first, at its table, its options without
+    values; a choice shows the verdict with every value; n the next; then done."""
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    app, session = scripted(fakes.ending(), replay=own, analyse=fakes.analysed())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, session)
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, LearnScreen), what="learning")
+        learn = app.screen
+        assert isinstance(learn, LearnScreen)
+        assert [d.seq for d in learn.lessons] == [12, 10]  # the blunder, then the mistake
+        text = screen_text(app)
+        assert "1 of 2 · Turn 1 · you drew ♥3" in text and "In the match: ?? blunder" in text
+        assert "33.0" not in text and "Keep it" in text
+        await pilot.press("1")  # keep: the best this time
+        await pilot.pause()
+        text = screen_text(app)
+        assert (
+            "The best choice!" in text and "Your choice: Keep it — 33.0 points, 41% to win" in text
+        )
+        assert "In the match: Give it to" in text
+        await pilot.press("n")
+        await pilot.pause()
+        assert learn.decision is not None and learn.decision.seq == 10
+        await pilot.press("2")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Not the best: 3.3 points less." in text
+        assert "The best: Add face up — 32.3 points, 36% to win" in text
+        await pilot.press("n")
+        await pilot.pause()
+        assert "That was the last one." in screen_text(app)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="back to the viewer")
+
+
+async def test_a_refused_analysis_is_said_in_the_panel() -> None:
+    """not_your_seat from the server: the panel says whose analyses can be shown."""
+    refusal = wire.Error(code="not_your_seat", message="not yours")
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    app, session = scripted(fakes.ending(), replay=own, analyse=lambda *a, **k: refusal)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, session)
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+        await pilot.press("e")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ReplayScreen) and app.screen.analysis_note is not None,
+            what="the refusal",
+        )
+        await pilot.pause()
+        assert "Only the players' own" in screen_text(app)
+
+
+async def test_an_open_box_match_shows_every_seats_analysis_in_turn() -> None:
+    """R27: a finished open-box match, opened from the lobby by a spectator:
+    seat 1's analysis first (no seat of our own), s asks for the next seat's."""
+    finished = msgspec.structs.replace(fakes.replayed_summary(), open_box=True)
+
+    def answer(match: str, **kwargs: Any) -> wire.AnalysisReport:
+        report = fakes.analysis_report(match)
+        return msgspec.structs.replace(report, seat=kwargs["seat"])
+
+    app, session = scripted(
+        [], matches=[finished], replay=fakes.replay_pages(fakes.short_match()), analyse=answer
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, session)
+        await pilot.press("v")
+        await until(pilot, lambda: getattr(app.screen, "replay", None) is not None, what="replay")
+        await pilot.press("e")
+        analysis = await _analysed(pilot, app)
+        assert analysis.seat == 0 and "Ada: accuracy 33%" in screen_text(app)
+        assert "seat" in screen_text(app)  # the key bar offers the next seat
+        await pilot.press("s")
+        await until(
+            pilot,
+            lambda: _viewer(app).analysis is not None and _viewer(app).analysis.seat == 1,  # type: ignore[union-attr]
+            what="the next seat",
+        )
+        await pilot.pause()
+        assert "Bot 2: accuracy 33%" in screen_text(app)
+        seats = [kw["seat"] for kind, _, kw in session.requests if kind == "analyse"]
+        assert seats == [0, 1]
+
+
 # -- on a real server ---------------------------------------------------------------------------
 
 
@@ -155,7 +334,6 @@ async def test_the_analysis_from_the_final_scores_marks_and_values_the_decisions
         assert viewer.progress is not None and viewer.progress.done == viewer.progress.total
         assert viewer.progress.total == len(analysis.decisions)
         text = screen_text(app)
-        open("/tmp/atui/analysed.txt", "w").write(text)
         assert "accuracy" in text and "Analysis" in text
         marked = analysis.marked()
         assert marked, "random play against a bot makes some marked decisions"
@@ -166,7 +344,6 @@ async def test_the_analysis_from_the_final_scores_marks_and_values_the_decisions
         first = marked[0]
         assert replay.position == first.seq
         text = screen_text(app)
-        open("/tmp/atui/marked.txt", "w").write(text)
         sign = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}[first.mark or "mistake"]
         assert sign in text and "Points" in text and "★" in text
         best = first.options[first.best]
@@ -181,13 +358,11 @@ async def test_the_analysis_from_the_final_scores_marks_and_values_the_decisions
         lesson = learn.decision
         assert lesson is not None and lesson == analysis.lessons()[0]
         text = screen_text(app)
-        open("/tmp/atui/learn.txt", "w").write(text)
         assert "What would you choose now?" in text
         assert f"{lesson.options[lesson.best].expected_points:.1f}" not in text  # not yet
         await pilot.press("1")
         await pilot.pause()
         text = screen_text(app)
-        open("/tmp/atui/verdict.txt", "w").write(text)
         assert "The best" in text or "The best choice!" in text
         assert f"{lesson.options[lesson.best].expected_points:.1f}" in text
         await pilot.press("n")
@@ -231,7 +406,6 @@ async def test_hints_show_values_beside_the_choices_only_where_the_host_allows_t
                 assert choice.hint.points == hint.options[index].expected_points
                 assert f"≈{choice.hint.points:.1f}" in choice_label(choice).plain
         text = screen_text(app)
-        open("/tmp/atui/hint.txt", "w").write(text)
         assert "≈" in text and "★" in text
 
     async with connect(analysing.url, name="Bob", reconnect=False) as bob:

@@ -351,6 +351,7 @@ class ReplayScreen(Screen[None]):
             self._keys()
         finally:
             self.analysing = False
+        self._draw()  # the replay panel's summary and the analysis panel (or its refusal)
         self._draw_analysis()
         self._maybe_learn()
 
