@@ -176,6 +176,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         self.query_one("#create").border_title = t("create.title")
         if len(self.rulesets) > 1:  # one row more: the form keeps within 24 lines
             self.query_one("#create").styles.padding = (0, 2)
+            self.query_one("#create-form").set_class(True, "-dense")
         self.query_one("#name", Input).focus()
 
     def _settings(self) -> CreateSettings | str:
