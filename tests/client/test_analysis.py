@@ -117,7 +117,7 @@ def test_an_option_is_named_from_its_action_alone() -> None:
 
 def test_a_hint_is_shown_only_for_its_own_prompt_and_aligned_with_its_actions() -> None:
     """``options[i]`` values ``actions[i]``; another prompt's hint shows nothing."""
-    actions = (wire.Keep(), wire.Give(to_seat=1), wire.AddSecret())
+    actions: tuple[wire.Action, ...] = (wire.Keep(), wire.Give(to_seat=1), wire.AddSecret())
     prompt = wire.Prompt(match="m", seq=9, seat=0, actions=actions)
     values = tuple(
         wire.OptionValue(action=a, expected_points=p, win_chance=c)

@@ -257,7 +257,7 @@ class FinalScreen(Screen[None]):
             ("keyname.v", "keys.replay"),
         )
         # the analysis's keys take the place of the rules' (? still opens them)
-        help_ = (("keyname.help", "keys.help"),)
+        help_: tuple[tuple[str, str], ...] = (("keyname.help", "keys.help"),)
         if self.analysable:
             keys = (*keys, ("keyname.e", "keys.analysis"))  # m (learn) works unlisted
             help_ = ()
