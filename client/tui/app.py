@@ -49,6 +49,7 @@ from client.sdk import CertificateRefused, ConnectError, ConnectionLost, Reconne
 from client.trust import KnownServers, server_key
 from protocol.limits import MAX_NAME_LENGTH
 
+from .analysis import hint_values
 from .hangup import HANGUP_STATUS, HangupGuard
 from .houserules import STANDARD, house_rules_text
 from .i18n import t
@@ -223,6 +224,10 @@ class TulipsApp(App[int]):
         self._join_codes: dict[str, str] = {}
         #: runs the replay viewer's playing (None: Textual's timers; tests drive their own)
         self.replay_scheduler: Scheduler | None = None
+        #: the last hint answered (shown while its decision is open), and the
+        #: ``seq`` of the decision a hint is being computed for
+        self.hint: wire.HintValues | None = None
+        self.hint_asked: int | None = None
         self.connecting: ConnectingScreen
         self.lobby_screen: LobbyScreen
         self.table_screen: TableScreen
@@ -726,7 +731,14 @@ class TulipsApp(App[int]):
             bot_in=follow.signals.bot_in(),
             join_code=self._join_codes.get(follow.match_id or ""),
             chat=follow.chat,
+            hint=hint_values(follow.last_prompt, self.hint),
+            thinking=self._thinking(),
         )
+
+    def _thinking(self) -> bool:
+        """A hint is being computed for the decision open now."""
+        prompt = self.follow.last_prompt
+        return prompt is not None and self.hint_asked == prompt.seq
 
     def _show(self, name: str) -> None:
         """Make the lobby or the table the screen on view, closing what is above
@@ -753,6 +765,8 @@ class TulipsApp(App[int]):
                 offer=offer.host if offer is not None else None,
                 rated=summary is not None and summary.rated,
                 ratings=self.rating_changes.get(self.follow.match_id or ""),
+                analysable=self.follow.seat is not None
+                or (summary is not None and summary.open_box),
             )
         )
 
@@ -791,6 +805,45 @@ class TulipsApp(App[int]):
             self.picking = False
             self.follow.acting = True
             self.send_action(choice.action, self.follow.seq)
+        self._render_table()
+
+    def action_hint(self) -> None:
+        """Ask for a hint on the decision open now (issue 32), if the match allows it."""
+        follow = self.follow
+        if self.screen is not self.table_screen or follow.match_id is None:
+            return
+        if follow.summary is None or not follow.summary.hints:
+            self.notify(t("hint.off"), severity="warning")
+            return
+        prompt = follow.last_prompt
+        if follow.seat is None or prompt is None or not prompt.actions or follow.acting:
+            self.notify(t("hint.no_decision"), severity="warning")
+            return
+        if self.hint_asked == prompt.seq or hint_values(prompt, self.hint):
+            return  # on its way, or shown already
+        self.hint_asked = prompt.seq
+        self._render_table()
+        self.ask_hint(prompt.seq)
+
+    @work(group="hint", exit_on_error=False)
+    async def ask_hint(self, seq: int) -> None:
+        """Fetch the hint for the decision at ``seq``; it shows while that decision is open."""
+        if self.session is None:
+            return
+        try:
+            self.hint = await self.session.hint(seq)
+        except RequestError as exc:
+            if exc.code == "hints_off":
+                self.notify(t("hint.off"), severity="warning")
+            elif exc.code == "analysis_busy":
+                self.notify(t("hint.busy"), severity="warning")
+            elif exc.code not in ("decision_taken", "not_your_turn"):
+                self._refused(exc)  # a decision taken meanwhile needs no word
+        except (ConnectionError, TimeoutError):
+            self.notify(t("status.lost"), severity="warning")
+        finally:
+            if self.hint_asked == seq:
+                self.hint_asked = None
         self._render_table()
 
     def _ask_bot_strength(self) -> None:
@@ -943,6 +996,7 @@ class TulipsApp(App[int]):
             open_box=settings.open_box,
             ruleset=settings.ruleset,
             rated=settings.rated,
+            hints=settings.hints,
         )
         if settings.join_code is not None and isinstance(joined, wire.Joined):
             self._join_codes[joined.match] = settings.join_code
@@ -1023,9 +1077,13 @@ class TulipsApp(App[int]):
         match: str,
         summary: wire.MatchSummary | None = None,
         points: wire.Points | None = None,
+        *,
+        analyse: bool = False,
+        learn: bool = False,
     ) -> None:
         """Open the replay viewer over the current screen (it asks for the join
-        code itself if the server wants one we do not have)."""
+        code itself if the server wants one we do not have); ``analyse``: with
+        the analysis, ``learn``: and learning from the mistakes at once."""
         from .screens.replay import ReplayScreen  # not needed for the first screen
 
         if self.session is None:
@@ -1038,15 +1096,24 @@ class TulipsApp(App[int]):
                 points=points,
                 join_code=self._join_codes.get(match),
                 scheduler=self.replay_scheduler,
+                analyse=analyse,
+                learn=learn,
             )
         )
 
-    def action_replay_match(self) -> None:
-        """Replay the match just finished, its festival legend from our own state."""
+    def action_replay_match(self, how: str = "") -> None:
+        """Replay the match just finished, its festival legend from our own state
+        (``how``: "analyse" with the analysis, "learn" to learn from it)."""
         follow = self.follow
         if follow.match_id is not None:
             points = follow.state.points if follow.state is not None else None
-            self.open_replay(follow.match_id, follow.summary, points)
+            self.open_replay(
+                follow.match_id,
+                follow.summary,
+                points,
+                analyse=how == "analyse",
+                learn=how == "learn",
+            )
 
     def action_show_scores(self) -> None:
         """Back to the final scores from the table."""

@@ -5,7 +5,7 @@ app a scripted fake with fixed protocol messages instead of a socket.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Protocol
 
 import protocol as wire
@@ -40,6 +40,7 @@ class SessionLike(Protocol):
         ruleset: str | None = ...,
         tutorial: bool = ...,
         rated: bool | None = ...,
+        hints: bool = ...,
     ) -> wire.Joined: ...
     async def join(
         self, match: str, seat: int | None = None, join_code: str | None = None
@@ -61,6 +62,15 @@ class SessionLike(Protocol):
     async def history(self, before: int | None = None, limit: int = 10) -> wire.HistoryPage: ...
     async def link_code(self) -> wire.LinkCodeIssued: ...
     async def rename(self, name: str) -> None: ...
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+    ) -> wire.AnalysisReport: ...
+    async def hint(self, seq: int | None = None) -> wire.HintValues: ...
 
 
 class SessionFactory(Protocol):

@@ -39,6 +39,7 @@ __all__ = [
     "Choice",
     "FestivalView",
     "FinalView",
+    "HintValue",
     "LobbyRow",
     "MajorityLine",
     "Mode",
@@ -151,6 +152,16 @@ class RankMove:
 
 
 @dataclass(frozen=True, slots=True)
+class HintValue:
+    """What a hint says of one legal action (issue 32): expected final points,
+    win chance (0 to 1), and whether it is the best."""
+
+    points: float
+    chance: float
+    best: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """Something the player can do now, with the key that does it."""
 
@@ -163,6 +174,8 @@ class Choice:
     name: str | None = None
     #: a face-up add: the colour's rank before and after, when the prompt said
     ranking: RankMove | None = None
+    #: what a hint says it is worth (issue 32), while one is shown
+    hint: HintValue | None = None
 
 
 Mode = Literal[
@@ -212,6 +225,12 @@ class ActionsView:
     not_accepted: tuple[str, ...] = ()
     #: how many watch the match now
     spectators: int = 0
+    #: the match allows hints (its host said so; such a match is never rated)
+    hints: bool = False
+    #: a hint was asked for this decision and is being computed
+    thinking: bool = False
+    #: the choices carry a hint's values
+    hinted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +421,7 @@ def _turn_choices(
     picking: bool,
     points: Mapping[wire.Action, int],
     rankings: Mapping[wire.Action, Sequence[wire.Colour]],
+    hint: Mapping[wire.Action, HintValue],
 ) -> tuple[Choice, ...]:
     actions = state.legal_actions
     gives = [a for a in actions if isinstance(a, wire.Give)]
@@ -414,6 +434,7 @@ def _turn_choices(
                     action=a,
                     points=points.get(a),
                     name=names.get(a.to_seat, str(a.to_seat + 1)),
+                    hint=hint.get(a),
                 )
                 for a in gives
             ),
@@ -431,10 +452,14 @@ def _turn_choices(
                             action,
                             points.get(action),
                             name=names.get(action.to_seat),
+                            hint=hint.get(action),
                         )
                     )
                 else:
-                    choices.append(Choice("g", "choice.give", None, _common(gives, points)))
+                    best = _best(gives, hint)
+                    choices.append(
+                        Choice("g", "choice.give", None, _common(gives, points), hint=best)
+                    )
             continue
         kind = _kind(action)
         choices.append(
@@ -444,9 +469,20 @@ def _turn_choices(
                 action,
                 points.get(action),
                 ranking=_rank_move(state, action, rankings),
+                hint=hint.get(action),
             )
         )
     return tuple(choices)
+
+
+def _best(
+    actions: Sequence[wire.Action], hint: Mapping[wire.Action, HintValue]
+) -> HintValue | None:
+    """The step that opens the receivers: the best of their hinted values."""
+    values = [hint[a] for a in actions if a in hint]
+    if not values:
+        return None
+    return max(values, key=lambda v: (v.best, v.points))
 
 
 def _common(actions: Sequence[wire.Action], points: Mapping[wire.Action, int]) -> int | None:
@@ -479,6 +515,8 @@ def actions_view(
     timers: Mapping[int, int] | None = None,
     join_code: str | None = None,
     rankings: Mapping[wire.Action, Sequence[wire.Colour]] | None = None,
+    hint: Mapping[wire.Action, HintValue] | None = None,
+    thinking: bool = False,
 ) -> ActionsView:
     """What the action panel offers now; ``points`` and ``rankings`` are the
     seat's last prompt's, by action (:mod:`client.options`);
@@ -486,6 +524,7 @@ def actions_view(
     offered nothing: a choice could not be sent, and the decision may have
     changed by the time it could (the prompt comes again once back)."""
     names = seat_names(summary, len(state.seats) if state else len(summary.seats) if summary else 0)
+    hints = summary is not None and summary.hints
     if state is None:
         if summary is None:
             return ActionsView(mode="connecting")
@@ -519,19 +558,26 @@ def actions_view(
                     a,
                     card=a.secret,
                     other=next((c for c in state.hand if c != a.secret), a.secret),
+                    hint=(hint or {}).get(a),
                 )
                 for i, a in enumerate(openings)
             ),
+            hints=hints,
+            thinking=thinking,
+            hinted=bool(hint),
         )
     if state.drawn is not None and state.legal_actions and state.active == me:
         gives = any(isinstance(a, wire.Give) for a in state.legal_actions)
         return ActionsView(
             mode="give" if picking and gives else "turn",
             drawn=state.drawn,
-            choices=_turn_choices(state, names, picking, points or {}, rankings or {}),
+            choices=_turn_choices(state, names, picking, points or {}, rankings or {}, hint or {}),
             second_card=state.used is not None,
             last_turn=_last_turn(state),
             deck=state.deck_count,
+            hints=hints,
+            thinking=thinking,
+            hinted=bool(hint),
         )
     return ActionsView(mode="wait", waiting_for=waiting, timer=timer)
 
@@ -592,6 +638,7 @@ def _waiting_room(
         host_name=summary.host,
         missing=missing,
         open_box=summary.open_box,
+        hints=summary.hints,
         rated=summary.rated,
         join_code=join_code if host and summary.status == "open" else None,
         not_accepted=not_accepted,
@@ -599,13 +646,16 @@ def _waiting_room(
     )
 
 
-def _keys(mode: Mode) -> tuple[tuple[str, str], ...]:
+def _keys(mode: Mode, hints: bool = False) -> tuple[tuple[str, str], ...]:
     always = (("keyname.help", "keys.help"), ("keyname.quit", "keys.quit"))
     lobby = (("keyname.c", "keys.chat"), ("keyname.lobby", "keys.lobby"))
-    if mode == "turn":
-        return (("keyname.tab", "keys.focus"), *lobby, *always)
+    hint = (("keyname.h", "keys.hint"),) if hints else ()
+    if mode == "turn":  # with hints, h takes Tab's place in the bar (Tab still moves the focus)
+        return (*(hint or (("keyname.tab", "keys.focus"),)), *lobby, *always)
     if mode == "give":
-        return (("keyname.escape", "keys.back"), *always)
+        return (*hint, ("keyname.escape", "keys.back"), *always)
+    if mode == "opening":
+        return (*hint, *lobby, *always)
     if mode == "over":
         return (("keyname.scores", "keys.scores"), *lobby, *always)
     if mode == "waiting_room":
@@ -631,6 +681,8 @@ def table_view(
     bot_in: Mapping[int, int] | None = None,
     join_code: str | None = None,
     chat: Sequence[Text] = (),
+    hint: Mapping[wire.Action, HintValue] | None = None,
+    thinking: bool = False,
 ) -> TableView:
     """Everything the table screen shows, from what the server sent (``points``:
     what each legal action scores, as the seat's last prompt said; ``rankings``:
@@ -655,6 +707,8 @@ def table_view(
         timers={seat: left for seat, left in (timers or {}).items() if seat not in away},
         join_code=join_code,
         rankings=rankings,
+        hint=hint,
+        thinking=thinking,
     )
     return TableView(
         title=summary.name if summary is not None else "",
@@ -665,7 +719,7 @@ def table_view(
         players=player_rows(state, summary, me, since, bot_in=bot_in, timers=timers, online=online),
         actions=actions,
         log=tuple(log),
-        keys=_keys(actions.mode),
+        keys=_keys(actions.mode, actions.hints),
         your_turn=actions.mode in ("turn", "give", "opening"),
         seconds_left=seconds_left if actions.mode in ("turn", "give", "opening") else None,
         turns=turns_in_match(state) if state is not None else None,
@@ -831,6 +885,8 @@ class LobbyRow:
     unavailable: bool = False
     #: the ruleset it plays (R30); "standard": the printed rules
     ruleset: str = "standard"
+    #: its host allows hints (issue 32)
+    hints: bool = False
     #: its result changes the players' ratings
     rated: bool = False
 
@@ -864,6 +920,7 @@ def lobby_rows(matches: Mapping[str, wire.MatchSummary]) -> tuple[LobbyRow, ...]
                     open_box=summary.open_box,
                     unavailable=not summary.available,
                     ruleset=summary.ruleset,
+                    hints=summary.hints,
                     rated=summary.rated,
                 ),
             )

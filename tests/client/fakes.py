@@ -130,6 +130,21 @@ class ScriptedSession:
     async def profile(self, player: str | None = None) -> wire.ProfileCard:
         return await self._request("profile", player=player)  # type: ignore[no-any-return]
 
+    async def analyse(
+        self,
+        match: str,
+        *,
+        seat: int | None = None,
+        join_code: str | None = None,
+        progress: Callable[[wire.AnalysisProgress], object] | None = None,
+    ) -> wire.AnalysisReport:
+        return await self._request(  # type: ignore[no-any-return]
+            "analyse", match, seat=seat, join_code=join_code, progress=progress
+        )
+
+    async def hint(self, seq: int | None = None) -> wire.HintValues:
+        return await self._request("hint", seq=seq)  # type: ignore[no-any-return]
+
     async def leaderboard(self, offset: int = 0, limit: int = 20) -> wire.LeaderboardPage:
         return await self._request(  # type: ignore[no-any-return]
             "leaderboard", offset=offset, limit=limit
@@ -793,6 +808,106 @@ def _rated(messages: list[object]) -> list[object]:
     ]
 
 
+# -- learning the game (issue 32): an analysis of Ada's seat, hints ---------------------------
+
+
+def _values(*options: tuple[wire.Action, float, float]) -> tuple[wire.OptionValue, ...]:
+    return tuple(wire.OptionValue(action=a, expected_points=p, win_chance=c) for a, p, c in options)
+
+
+def analysis_report(match: str = MATCH) -> wire.AnalysisReport:
+    """Ada's (seat 0) decisions in :func:`short_match_as_ada`: her opening
+    (best), her first card kept (a mistake) and her second given (a blunder)."""
+    decisions = (
+        wire.DecisionReview(
+            index=2,
+            seq=6,
+            turn=0,
+            options=_values(
+                (wire.Opening(secret="pink-3"), 31.5, 0.34),
+                (wire.Opening(secret="orange-2"), 30.9, 0.31),
+            ),
+            chosen=0,
+            best=0,
+            loss=0.0,
+        ),
+        wire.DecisionReview(
+            index=3,
+            seq=10,
+            turn=1,
+            drawn="orange-4",
+            options=_values(
+                (wire.Keep(), 28.1, 0.22),
+                (wire.Give(to_seat=1), 29.0, 0.25),
+                (wire.Give(to_seat=2), 29.4, 0.26),
+                (wire.AddFaceUp(), 32.3, 0.36),
+                (wire.AddSecret(), 30.2, 0.29),
+            ),
+            chosen=0,
+            best=3,
+            loss=4.2,
+            mark="mistake",
+        ),
+        wire.DecisionReview(
+            index=4,
+            seq=12,
+            turn=1,
+            drawn="pink-3",
+            options=_values(
+                (wire.Keep(), 33.0, 0.41),
+                (wire.Give(to_seat=1), 25.5, 0.12),
+                (wire.Give(to_seat=2), 26.0, 0.13),
+            ),
+            chosen=1,
+            best=0,
+            loss=7.5,
+            mark="blunder",
+        ),
+    )
+    return wire.AnalysisReport(
+        match=match,
+        seat=0,
+        decisions=decisions,
+        mean_loss=3.9,
+        accuracy=33.3,
+        costliest=(4, 3),
+        mistakes=1,
+        blunders=1,
+        thresholds=wire.MarkThresholds(inaccuracy=1.0, mistake=3.0, blunder=6.0),
+        deals=64,
+    )
+
+
+def analysed(
+    match: str = MATCH, *, heard: list[wire.AnalysisProgress] | None = None
+) -> Callable[..., wire.AnalysisReport]:
+    """An ``analyse`` answer: two progress notices, then :func:`analysis_report`."""
+
+    def answer(match_id: str, **kwargs: Any) -> wire.AnalysisReport:
+        progress = kwargs.get("progress")
+        for notice in (
+            wire.AnalysisProgress(match=match_id, seat=0, queued=1),
+            wire.AnalysisProgress(match=match_id, seat=0, queued=0, done=3, total=3),
+        ):
+            if heard is not None:
+                heard.append(notice)
+            if progress is not None:
+                progress(notice)
+        return analysis_report(match_id)
+
+    return answer
+
+
+def with_hints(messages: list[object]) -> list[object]:
+    """The same script, its match allowing hints (so unrated)."""
+    return [
+        wire.MatchUpdate(match=msgspec.structs.replace(m.match, hints=True))
+        if isinstance(m, wire.MatchUpdate)
+        else m
+        for m in messages
+    ]
+
+
 def rated_waiting_room() -> list[object]:
     """The waiting room of a rated match."""
     return _rated(waiting_room())
@@ -812,3 +927,21 @@ def ratings_changed() -> wire.RatingsChanged:
             rating_change(2, "bot_hard", "bot 3", 26.1, 25.5),
         ),
     )
+
+
+def hint_for(messages: list[object]) -> Callable[..., wire.HintValues]:
+    """A ``hint`` answer for the script's last prompt: each action valued, the
+    last one best."""
+    prompt = [m for m in messages if isinstance(m, wire.Prompt)][-1]
+
+    def answer(**_kwargs: Any) -> wire.HintValues:
+        count = len(prompt.actions)
+        options = _values(
+            *((a, 40.0 + 1.5 * i, 0.1 + 0.05 * i) for i, a in enumerate(prompt.actions))
+        )
+        return wire.HintValues(
+            match=prompt.match, seq=prompt.seq, seat=prompt.seat, options=options,
+            best=count - 1, deals=64,
+        )  # fmt: skip
+
+    return answer

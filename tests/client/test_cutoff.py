@@ -235,6 +235,35 @@ SECOND_CARD_STAYS = _feed(
 CHAT_LINE = wire.ChatLine(
     match=MATCH, seat=0, name="Cy", text="well played, that give was a good one"
 )
+
+
+def _analysed(*keys: str) -> Step:
+    """e on the final scores, until the viewer shows the analysis; then ``keys``."""
+
+    async def step(pilot: Pilot[Any], session: fakes.ScriptedSession) -> None:
+        from client.tui.screens.replay import ReplayScreen
+
+        await pilot.press("e")
+        async with asyncio.timeout(5):
+            while not (
+                isinstance(pilot.app.screen, ReplayScreen)
+                and pilot.app.screen.analysis is not None
+                and pilot.app.screen.replay is not None
+            ):
+                await pilot.pause(0.01)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.pause()
+
+    return step
+
+
+#: the analysis of Ada's seat, with her own view of the match to replay (issue 32)
+ANALYSIS = {
+    "replay": fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0),
+    "analyse": fakes.analysed(),
+}
 OPENING_DONE = _feed(_event(6, wire.OpeningChosen(seat=0, bouquet="pink-4", secret="blue-3")))
 
 #: a server that keeps profiles, ratings and history (and the lobby's matches)
@@ -279,6 +308,32 @@ SCREENS: dict[str, tuple[Callable[[], list[object]], dict[str, Any], tuple[Step,
     "offline": (fakes.mid_game, {}, (_feed(ConnectionLost("1006")),)),
     "timed-out": (fakes.timed_out, {}, ()),
     "quit": (fakes.mid_game, {}, (_press("q"),)),
+    "analysis": (fakes.ending, ANALYSIS, (_analysed("n"),)),
+    "analysis-summary": (fakes.ending, ANALYSIS, (_analysed(),)),
+    "learn": (fakes.ending, ANALYSIS, (_analysed("m"),)),
+    "learn-verdict": (fakes.ending, ANALYSIS, (_analysed("m", "3"),)),
+    "learn-done": (fakes.ending, ANALYSIS, (_analysed("m", "1", "n", "1", "n"),)),
+    "hint": (
+        lambda: fakes.with_hints(fakes.mid_game()),
+        {"hint": fakes.hint_for(fakes.mid_game())},
+        (_press("h"),),
+    ),
+    "hint-give": (
+        lambda: fakes.with_hints(fakes.mid_game()),
+        {"hint": fakes.hint_for(fakes.mid_game())},
+        (_press("h"), _press("g")),
+    ),
+    "lobby-hints": (
+        list,
+        {
+            "matches": [
+                *fakes.lobby_matches(),
+                fakes.summary("open", name="Learners", match="h1", hints=True),
+            ]
+        },
+        (),
+    ),
+    "waiting-room-hints": (lambda: fakes.with_hints(fakes.waiting_room()), {}, ()),
     "rematch-offer": (
         fakes.ending,
         {},

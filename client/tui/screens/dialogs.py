@@ -52,6 +52,8 @@ class CreateSettings:
     #: whether it changes ratings; None: the server's rule (rated with the printed
     #: rules and a closed box)
     rated: bool | None = None
+    #: players may ask for hints (issue 32); such a match is unrated
+    hints: bool = False
 
     @property
     def bot_seats(self) -> list[tuple[int, str]]:
@@ -165,6 +167,8 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
                 yield Tick(t("create.open_box_hint"), id="open-box", compact=True)
                 yield Label(t("create.rated"))
                 yield Tick(t("create.rated_hint"), self._rule, id="rated", compact=True)
+                yield Label(t("create.hints"))
+                yield Tick(t("create.hints_hint"), id="hints", compact=True)
                 if len(self.rulesets) > 1:
                     yield Label(t("create.ruleset"))
                     yield Select(
@@ -212,6 +216,7 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
             open_box=self.query_one("#open-box", Tick).value,
             ruleset=self._ruleset(),
             rated=self._rated(),
+            hints=self.query_one("#hints", Tick).value,
         )
 
     def _rated(self) -> bool | None:
@@ -220,17 +225,19 @@ class CreateMatchScreen(ModalScreen[CreateSettings | None]):
         return None if rated == self._rule else rated
 
     def on_checkbox_changed(self, event: Tick.Changed) -> None:
-        """Open box ticked or not: the rated tick follows the server's rule,
-        unless the host set it otherwise."""
-        if event.checkbox.id == "open-box":
+        """Open box or hints ticked or not: the rated tick follows the server's
+        rule, unless the host set it otherwise; hints are never rated."""
+        if event.checkbox.id in ("open-box", "hints"):
             self._follow_rule()
 
     def _follow_rule(self) -> None:
+        hints = self.query_one("#hints", Tick).value
         rule = self._ruleset() is None and not self.query_one("#open-box", Tick).value
         rated = self.query_one("#rated", Tick)
-        if rated.value == self._rule:
-            rated.value = rule
-        self._rule = rule
+        if rated.value == self._rule or (hints and rated.value):
+            rated.value = rule and not hints
+        rated.disabled = hints
+        self._rule = rule and not hints
 
     def _ruleset(self) -> str | None:
         if len(self.rulesets) <= 1:

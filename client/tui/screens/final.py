@@ -2,8 +2,11 @@
 total and the tulips that break a tie; how each ranked colour's majorities
 went; who won and what decided it; and, for a player (not a spectator), a
 rematch — or, once another player opened one, the offer to join it
-(``offer``: who opened it; ``r`` or ``a`` joins). On a phone (the narrow
-layout) the scores take two lines a player and every key is a button."""
+(``offer``: who opened it; ``r`` or ``a`` joins). A player (or anyone,
+after an open-box match) may ask for the analysis (``e``, issue 32: the
+replay viewer with it) or learn from their mistakes at once (``m``). On a
+phone (the narrow layout) the scores take two lines a player and every key
+is a button."""
 
 from __future__ import annotations
 
@@ -214,6 +217,8 @@ class FinalScreen(Screen[None]):
         Binding("r", "app.play_again", show=False),
         Binding("t", "app.pop_screen", show=False),
         Binding("v", "app.replay_match", show=False),
+        Binding("e", "analyse", show=False),
+        Binding("m", "learn", show=False),
         Binding("escape", "app.pop_screen", show=False),
         Binding("l", "app.leave", show=False),
         Binding("p", "app.player_cards", show=False),
@@ -231,10 +236,13 @@ class FinalScreen(Screen[None]):
         *,
         rated: bool = False,
         ratings: tuple[wire.RatingChange, ...] | None = None,
+        analysable: bool | None = None,
     ) -> None:
+        """``analysable``: whether to offer the analysis (default: to a player)."""
         super().__init__()
         self.view = view
         self.rated = rated
+        self.analysable = view.seated if analysable is None else analysable
         self.set_reactive(FinalScreen.offer, offer)
         self.set_reactive(FinalScreen.ratings, ratings)
 
@@ -253,11 +261,23 @@ class FinalScreen(Screen[None]):
                 )
             yield Button(t("final.table"), action="app.pop_screen", compact=True)
             yield Button(t("final.replay"), action="app.replay_match", compact=True)
+            if self.analysable:
+                yield Button(t("final.analysis"), action="screen.analyse", compact=True)
             yield Button(t("final.lobby"), action="app.leave", compact=True)
             yield Button(t("final.cards"), action="app.player_cards", compact=True)
         yield KeyButtons(id="final-keys")  # a phone's buttons, in place of the row above
         yield KeyBar()
         yield TooSmall()
+
+    def action_analyse(self) -> None:
+        """The replay viewer with the analysis of this match."""
+        if self.analysable:
+            self.app.call_later(self.app.run_action, "app.replay_match('analyse')")
+
+    def action_learn(self) -> None:
+        """Learn from your mistakes in this match."""
+        if self.analysable:
+            self.app.call_later(self.app.run_action, "app.replay_match('learn')")
 
     def watch_offer(self) -> None:
         if self.is_mounted:
@@ -302,10 +322,13 @@ class FinalScreen(Screen[None]):
             *again,
             ("keyname.t", "keys.table"),
             ("keyname.v", "keys.replay"),
-            ("keyname.lobby", "keys.lobby"),
-            ("keyname.help", "keys.help"),
-            ("keyname.quit", "keys.quit"),
         )
+        # the analysis's keys take the place of the rules' (? still opens them)
+        help_: tuple[tuple[str, str], ...] = (("keyname.help", "keys.help"),)
+        if self.analysable:
+            keys = (*keys, ("keyname.e", "keys.analysis"))  # m (learn) works unlisted
+            help_ = ()
+        keys = (*keys, ("keyname.lobby", "keys.lobby"), *help_, ("keyname.quit", "keys.quit"))
         self.query_one(KeyBar).keys = keys  # p (players' cards) is a button there
         self.query_one(KeyButtons).keys = (*keys[:-2], ("keyname.p", "keys.cards"), *keys[-2:])
         self._show_offer()

@@ -56,6 +56,8 @@ def _cells(row: LobbyRow) -> tuple[Text, ...]:
     marks = [t("lobby.code_yes")] if row.code else []
     if row.timer:
         marks.append(t("lobby.timer", seconds=round(row.timer)))
+    if row.hints:  # issue 32: hints allowed (so never rated: the waiting room says so)
+        marks.append(t("lobby.hints"))
     code = " ".join(marks)
     name = Text(row.name)
     if row.open_box:  # R27: chosen by the host, seen before anyone sits down

@@ -9,7 +9,9 @@ arrows, Page Up/Down and Home scroll the log; End follows it again. ``q``
 asks before it quits a running match.
 
 The chat has a pane of its own in the log's place: ``m`` shows the chat or
-the moves, and ``c`` (say something) shows the chat. While the moves show,
+the moves, and ``c`` (say something) shows the chat. In a match that allows
+hints, ``h`` asks for the analysis's values of the decision open now; they
+show beside the choices until it is taken. While the moves show,
 the log's title counts the chat lines not seen yet.
 
 In the narrow layout (a phone: the ``-narrow`` breakpoint class) the panels
@@ -65,6 +67,7 @@ class TableScreen(Screen[None]):
         *(Binding(key, f"app.choose('{key}')", show=False) for key in _CHOICE_KEYS),
         Binding("r", "app.show_scores", show=False),
         Binding("p", "app.player_cards", show=False),
+        Binding("h", "app.hint", show=False),
         Binding("c", "chat", show=False),
         Binding("m", "toggle_chat", show=False),
         Binding("l", "app.leave", show=False),

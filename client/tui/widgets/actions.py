@@ -14,7 +14,7 @@ from textual.widgets import Button, Static
 
 from ..cards import card_text, cards_text, colour_tag
 from ..i18n import rich, t, tn
-from ..viewmodel import ActionsView, Choice, RankMove
+from ..viewmodel import ActionsView, Choice, HintValue, RankMove
 
 __all__ = ["ActionsPanel"]
 
@@ -42,6 +42,16 @@ def ranking_text(move: RankMove | None) -> Text:
     return Text("  ") + text
 
 
+def hint_text(hint: HintValue | None) -> Text:
+    """``  ≈48.2★``: a hint's expected final points for a choice, the best starred."""
+    if hint is None:
+        return Text()
+    text = Text(f"  ≈{hint.points:.1f}", style="cyan")
+    if hint.best:
+        text.append("★", style="bold yellow")
+    return text
+
+
 def choice_label(choice: Choice) -> Text:
     """``k  Keep  +2``: the key, what it does, what it scores (and for a
     face-up add, where it puts the colour: ``♥ → 2nd``)."""
@@ -55,6 +65,8 @@ def choice_label(choice: Choice) -> Text:
         label.append_text(rich(choice.label, name=Text(choice.name, style="bold")))
     else:
         label.append(t(choice.label))
+    if choice.hint is not None:  # the hint's expected final points say more than this turn's
+        return label + hint_text(choice.hint)
     if choice.ranking is not None and not choice.points:
         # an add scores nothing (R16): its ranking says more in the room left
         return label + ranking_text(choice.ranking)
@@ -68,6 +80,15 @@ def _waiting(names: tuple[str, ...], timer: int | None = None) -> Text:
     if timer is not None:  # everyone sees everyone's timer
         text.append("  " + t("actions.timer", seconds=timer), style="bold")
     return text
+
+
+def _hint_line(view: ActionsView, before: str) -> Text:
+    """While a hint is computed, "thinking…"; once shown, what its numbers are."""
+    if view.thinking:
+        return Text(before + t("actions.hint_thinking"), style="italic cyan")
+    if view.hinted:
+        return Text(before + t("actions.hint_shown"), style="dim cyan")
+    return Text()
 
 
 def prompt_text(view: ActionsView) -> Text:
@@ -91,7 +112,11 @@ def prompt_text(view: ActionsView) -> Text:
             text.append(tn("actions.spectators", count, count=count) + "\n", style="dim")
         if view.open_box:
             text.append(t("actions.open_box") + "\n", style="italic")
-        text.append(t("actions.rated" if view.rated else "actions.unrated") + "\n", style="italic")
+        if view.hints:  # a match with hints is never rated
+            text.append(t("actions.hints_allowed_unrated") + "\n", style="italic cyan")
+        else:
+            said = "actions.rated" if view.rated else "actions.unrated"
+            text.append(t(said) + "\n", style="italic")
         if view.join_code is not None:
             code = Text(view.join_code, style="bold reverse")
             text.append_text(rich("actions.join_code", code=code))
@@ -108,7 +133,7 @@ def prompt_text(view: ActionsView) -> Text:
             )
         return text
     if mode == "opening":
-        return Text(t("actions.opening"), style="bold")
+        return Text(t("actions.opening"), style="bold") + _hint_line(view, "\n")
     if mode == "opening_done":
         text = Text()
         if len(view.hand) == 2:
@@ -132,6 +157,7 @@ def prompt_text(view: ActionsView) -> Text:
         if mode == "give" and view.drawn is not None:
             text.append("\n")
             text.append_text(rich("actions.give_whom", card=card_text(view.drawn)))
+        text.append_text(_hint_line(view, "\n"))
         if view.last_turn:
             return Text(t("actions.last_turn") + "\n", style="bold magenta") + text
         return text

@@ -96,7 +96,11 @@ _PRESSES = {
 
 #: A cap for two keys (``←/→``): a click on its left half presses the first,
 #: on its right half the second (the replay viewer's steps, by mouse).
-_PAIRS = {"keyname.arrows": ("left", "right"), "keyname.updown": ("up", "down")}
+_PAIRS = {
+    "keyname.arrows": ("left", "right"),
+    "keyname.updown": ("up", "down"),
+    "keyname.pn": ("p", "n"),
+}
 
 
 def key_press(label: str) -> str | None:

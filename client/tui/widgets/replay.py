@@ -1,5 +1,6 @@
 """The replay panel: event n of N and the turn, the current event in words,
-whether it plays and how fast, and the turn number being typed after ``t``."""
+whether it plays and how fast, and the turn number being typed after ``t``;
+once the analysis shows, its summary (``extra``) in place of the key hints."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ class ReplayPanel(Widget):
 
     view: reactive[ReplayView | None] = reactive(None, layout=True)
     message: reactive[Text] = reactive(Text, layout=True)
+    #: shown under the current event in place of the key hints (the analysis's summary)
+    extra: reactive[RenderableType | None] = reactive(None, layout=True)
 
     def on_mount(self) -> None:
         self.border_title = t("replay.title")
@@ -53,6 +56,11 @@ class ReplayPanel(Widget):
             return self.message
         lines: list[RenderableType] = [_where(view), view.caption, Text("")]
         lines.append(_playing(view))
+        if self.extra is not None:
+            if view.note:
+                lines.append(Text(view.note, style="bold red"))
+            lines.append(self.extra)
+            return Group(*lines)
         lines.append(
             rich(
                 "replay.more_keys",
