@@ -704,6 +704,7 @@ class TulipsApp(App[int]):
             seats=TUTORIAL_SEATS,
             bots=[(seat, strength) for seat in range(1, TUTORIAL_SEATS)],
             tutorial=True,
+            hints=True,  # h shows what the analysis thinks of each option
         )
 
     def _render_lobby(self) -> None:

@@ -5,8 +5,9 @@ every frame that receiver gets is the same, byte for byte, up to the reveal.
 
 The frames compared are everything after the connection's ``welcome``: the
 welcome carries the connection's own random player id and resume token, which
-differ between any two connections and say nothing about the match. No frame
-carries a timestamp, so nothing else is stripped.
+differ between any two connections and say nothing about the match; the seats'
+player ids, which the lobby's seats name, are replaced by their seat numbers.
+No frame carries a timestamp, so nothing else is stripped.
 """
 
 from __future__ import annotations
@@ -102,10 +103,19 @@ async def play_world(
         await until(lambda: ended(watcher.messages))
         match = running.lobby.matches[MATCH_ID].core.match
         assert match is not None and match.is_over
-        frames = watcher.frames[1:]
+        frames = [_anonymous(frame, seats) for frame in watcher.frames[1:]]
         for client in [*seats, *([spectator] if spectator else [])]:
             await client.close()
     return frames, match
+
+
+def _anonymous(frame: bytes, seats: Sequence[RawClient]) -> bytes:
+    """The frame with each seat's random player id (public, in ``SeatInfo.player``)
+    put as a name of the same length that says only the seat."""
+    for index, client in enumerate(seats):
+        player = msgpack.unpackb(client.frames[0])["player"].encode()
+        frame = frame.replace(player, f"seat{index}".encode().ljust(len(player), b"_"))
+    return frame
 
 
 def up_to_reveal(frames: list[bytes]) -> list[bytes]:

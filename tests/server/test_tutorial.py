@@ -166,3 +166,16 @@ async def test_a_tutorial_outlives_a_restart_as_a_tutorial(tmp_path: Path) -> No
         assert (await eve.request("list_matches"))["matches"] == []
         await again.close()
         await eve.close()
+
+
+async def test_a_tutorial_may_allow_hints_and_is_never_rated() -> None:
+    """``hints`` is the one option a tutorial takes (the terminal client asks
+    for it, so that h helps the learner); it stays unrated."""
+    async with serve() as running:
+        ada = await RawClient.open(running.url, "Ada")
+        joined = await ada.request("create_match", **_tutorial(hints=True))
+        assert joined["type"] == "joined", joined
+        update = await ada.next(lambda m: m["type"] == "match_update")
+        assert update["match"]["tutorial"] is True and update["match"]["hints"] is True
+        assert update["match"].get("rated", False) is False
+        await ada.close()
