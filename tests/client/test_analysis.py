@@ -43,7 +43,9 @@ async def analysing() -> AsyncIterator[Running]:
 
     Its worker processes need multiprocessing's resource tracker, which is
     started here: under ``run_test`` the standard error it would hand down is
-    Textual's capture, which has no file descriptor."""
+    Textual's capture, which has no file descriptor, and spawning fails with
+    "bad value(s) in fds_to_keep" (Textualize/textual#3593). The real client
+    never meets it: its local server is a process of its own."""
     resource_tracker.ensure_running()
     config = ServerConfig(
         host="127.0.0.1",
