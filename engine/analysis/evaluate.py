@@ -28,9 +28,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from ..actions import Action, ActionKind
+from ..actions import Action
 from ..bots.determinize import unseen_cards
-from ..bots.table import ADD_FACE_UP, ADD_SECRET, CARD_TYPES, GIVE, KEEP, Table, card_index
+from ..bots.table import (
+    ADD_SECRET,
+    CARD_TYPES,
+    KEEP,
+    PLACEMENT,
+    Table,
+    card_index,
+)
 from ..match import Phase
 from ..observation import Observation
 from .report import DecisionValues, OptionValue
@@ -58,12 +65,6 @@ EXACT_SEQUENCES = 12
 #: Random reveals (R19) averaged at the end of each sampled deal.
 REVEALS = 8
 
-_HOW = {
-    ActionKind.KEEP: KEEP,
-    ActionKind.GIVE: GIVE,
-    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
-    ActionKind.ADD_SECRET: ADD_SECRET,
-}
 _OPENING = Phase.OPENING
 
 
@@ -139,7 +140,7 @@ def _turn(observation: Observation, deals: int, rng: random.Random) -> DecisionV
     pool = _pool(observation)
     unknown = observation.secret_count - len(observation.my_secret)
     scorer = Scorer(unknown)
-    choices = [(_HOW[action.kind], action.to_seat) for action in legal]
+    choices = [(PLACEMENT[action.kind], action.to_seat) for action in legal]
     count = _sequences(pool, observation.deck_count, EXACT_SEQUENCES)
     if count <= EXACT_SEQUENCES:
         sums = []

@@ -38,7 +38,7 @@ from .inference import (
     secret_likelihoods,
     turn_choices,
 )
-from .table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
+from .table import ADD_SECRET, KEEP, PLACEMENT, Table, card_index
 from .value import ValueNet, shipped_net
 
 __all__ = ["DEFAULT_SAMPLES", "LookaheadPolicy", "supports"]
@@ -51,12 +51,6 @@ REVEAL_SAMPLES = 24
 #: The player count the network was trained for.
 PLAYERS = 4
 
-_HOW = {
-    ActionKind.KEEP: KEEP,
-    ActionKind.GIVE: GIVE,
-    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
-    ActionKind.ADD_SECRET: ADD_SECRET,
-}
 _OPENING = ActionKind.OPENING
 
 
@@ -151,10 +145,10 @@ class LookaheadPolicy:
             for j, action in enumerate(legal):
                 t = table.copy()
                 t.others = secrets[:]
-                t.place(me, card, _HOW[action.kind], action.to_seat)
+                t.place(me, card, PLACEMENT[action.kind], action.to_seat)
                 pool = order[:]
                 if first:
-                    how = _HOW[action.kind]
+                    how = PLACEMENT[action.kind]
                     t = self._second_card(t, _draw(t, pool), how, reveals, second[j])
                 sums[j] += self._others_turns(t, pool, random.Random(turn_seed), reveals)
             if deadline is not None and time.perf_counter() >= deadline:

@@ -17,6 +17,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..actions import ActionKind
 from ..cards import COLOURS, VALUES, Card, Colour
 from ..match import climb
 from ..observation import Observation
@@ -28,6 +29,7 @@ __all__ = [
     "CARD_TYPES",
     "GIVE",
     "KEEP",
+    "PLACEMENT",
     "Table",
     "TableRules",
     "card_index",
@@ -36,6 +38,13 @@ __all__ = [
 
 #: How a card is placed: the four codes a table understands.
 KEEP, GIVE, ADD_FACE_UP, ADD_SECRET = 0, 1, 2, 3
+#: The code of each kind of turn action (R14–R16).
+PLACEMENT: Mapping[ActionKind, int] = {
+    ActionKind.KEEP: KEEP,
+    ActionKind.GIVE: GIVE,
+    ActionKind.ADD_FACE_UP: ADD_FACE_UP,
+    ActionKind.ADD_SECRET: ADD_SECRET,
+}
 #: Card indices run from 0 to 11.
 CARD_TYPES = len(COLOURS) * len(VALUES)
 
