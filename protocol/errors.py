@@ -142,7 +142,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     ErrorCode.NOT_YOUR_SEAT: "`analyse` of a seat that is not yours (R27), in a match that is "
     "not a finished open-box one; or without `seat` by a client that holds no seat in the "
     "match. Added within version 1.",
-    ErrorCode.ANALYSIS_BUSY: "`analyse` when the server's queue of analyses is full, or `hint` "
+    ErrorCode.ANALYSIS_BUSY: "`analyse` when the server's queue of analyses is full, or when "
+    "you already wait for as many analyses as one player may at once (on all your devices "
+    "together; the message says which), or `hint` "
     "while your previous `hint` is still being computed, or while the server's workers are "
     "all busy with hints. Nothing was started; try again a little later. Added within "
     "version 1.",

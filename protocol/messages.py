@@ -726,8 +726,10 @@ class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
 
 class MatchRemoved(_Notice, frozen=True, kw_only=True, tag="match_removed"):
     """A match left the lobby: an open match that everyone left, or a finished
-    match older than the ones the server keeps. ``join``, ``watch`` and
-    ``replay`` of it now answer ``no_such_match``."""
+    match older than the ones the lobby lists. ``join`` and ``watch`` of it now
+    answer ``no_such_match``, and so does ``replay`` of an open one; a server
+    with storage still answers ``replay`` and ``analyse`` of a finished one,
+    from its disk (one without storage: ``no_such_match``)."""
 
     sent_to = (
         "every client in no match that has sent `list_matches` (a match leaves only once "

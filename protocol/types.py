@@ -496,8 +496,9 @@ class MatchRecord(_Value, frozen=True, kw_only=True):
     replay: Annotated[
         bool,
         Meta(
-            description="the server still keeps its record: `replay` of `match` answers "
-            "(as that seat saw it, R25, R27). False once it is older than the server keeps"
+            description="the server keeps its record, in memory or on disk: `replay` "
+            "(and `analyse`) of `match` answers (as that seat saw it, R25, R27). False when "
+            "it does not (a server without storage keeps only its newest finished matches)"
         ),
     ] = True
 

@@ -159,6 +159,16 @@ class ServerConfig:
         parse=read.positive_int,
         metavar="N",
     )
+    #: analyses one player (all their devices) may have waiting or being computed
+    #: at once, so that one client cannot fill the queue on a game night
+    analyses_per_player: int = setting(
+        2,
+        "post-game analyses one player, on all their devices, may have waiting or "
+        "being computed at once (default: %(default)s); beyond, their next request "
+        "is refused with analysis_busy",
+        parse=read.positive_int,
+        metavar="N",
+    )
     #: deals of the unseen cards each decision of an analysis is valued over
     analysis_deals: int = setting(
         DEFAULT_DEALS,
@@ -200,6 +210,9 @@ class ServerConfig:
     write_timeout: float = 60.0
     #: finished matches kept in memory and listed in the lobby
     keep_finished: int = 50
+    #: older finished matches revived from storage for a replay or an analysis
+    #: and kept at hand (the most recently asked); never listed
+    keep_revived: int = 16
     #: new identities (``hello`` without a token) one address may make a minute, in
     #: bursts of as many; beyond it hello is answered ``rate_limited``. A household
     #: makes one per device and person, once.

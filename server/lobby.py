@@ -34,6 +34,7 @@ from protocol.limits import MAX_MATCHES_LISTED
 from .analyses.report import analysis_message
 from .analyses.service import Analyst, PoolBackend
 from .analyses.store import MemoryAnalyses, SqlAnalyses
+from .archive import Archive, ArchivedMatch
 from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players, hash_token
@@ -103,6 +104,7 @@ class Lobby:
             deals=config.analysis_deals,
             max_running=config.max_analyses,
             max_queued=config.analysis_queue,
+            per_player=config.analyses_per_player,
         )
         #: analyses being waited for on behalf of a connection
         self._analysing: set[asyncio.Task[None]] = set()
@@ -144,6 +146,11 @@ class Lobby:
             match_factory=match_factory,
             node=node,
             durable=storage is not None,
+        )
+        #: finished matches no longer in memory, revived from storage for a
+        #: replay or an analysis (never listed, never counted, never stored)
+        self.archive = Archive(
+            storage, self.players, self.core_config, self.deliver, size=config.keep_revived
         )
         self._halted = False
         self._stopping: set[asyncio.Task[None]] = set()
@@ -298,9 +305,23 @@ class Lobby:
         """The match ``peer`` names, if it may see it: a tutorial is its creator's
         alone, and to anyone else it is no match at all."""
         actor = self._find(match_id)
-        if actor.info.settings.tutorial and actor.info.host != self._player(peer).id:
-            raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {match_id!r}")
+        self._check_visible(peer, actor)
         return actor
+
+    def _check_visible(self, peer: Peer, actor: MatchActor | ArchivedMatch) -> None:
+        """A tutorial is no match at all to anyone but its creator."""
+        if actor.info.settings.tutorial and actor.info.host != self._player(peer).id:
+            raise refused(ErrorCode.NO_SUCH_MATCH, f"no match {actor.id!r}")
+
+    def _find_record(self, peer: Peer, match_id: str) -> MatchActor | ArchivedMatch:
+        """The match a ``replay`` or ``analyse`` names, if ``peer`` may see it:
+        one in memory, or else a finished one revived from storage."""
+        if match_id not in self.matches:
+            archived = self.archive.revive(match_id)
+            if archived is not None:
+                self._check_visible(peer, archived)
+                return archived
+        return self._find_for(peer, match_id)
 
     def _add(self, core: MatchCore) -> MatchActor:
         actor = MatchActor(core, self, self.thinker, self.storage)
@@ -774,7 +795,7 @@ class Lobby:
             person = self._people[peer.id] = commands.Person(player.id, player.name)
         return person
 
-    def _check_lockout(self, peer: Peer, actor: MatchActor) -> None:
+    def _check_lockout(self, peer: Peer, actor: MatchActor | ArchivedMatch) -> None:
         """Refuse an address that kept guessing the join code of this match
         wrong, for a while (a player seated in it needs no code)."""
         if self._player(peer).id in actor.info.seated:
@@ -786,7 +807,9 @@ class Lobby:
                 f"too many wrong join codes for match {actor.id}; try again in {math.ceil(wait)} s",
             )
 
-    def _count_code(self, peer: Peer, actor: MatchActor, outputs: list[Output]) -> bool:
+    def _count_code(
+        self, peer: Peer, actor: MatchActor | ArchivedMatch, outputs: list[Output]
+    ) -> bool:
         """Count a wrong join code against the address; whether the request was granted."""
         error = _error_in(outputs)
         if error == ErrorCode.BAD_JOIN_CODE:
@@ -958,8 +981,9 @@ class Lobby:
     async def replay(self, peer: Peer, message: wire.Replay) -> None:
         """A match's events as the requester's seat saw them (a spectator's view
         if it holds none); an open-box match's seed, salt and actions too once
-        it is finished (R27)."""
-        actor = self._find_for(peer, message.match)
+        it is finished (R27). A finished match no longer in memory is revived
+        from storage to answer."""
+        actor = self._find_record(peer, message.match)
         self._check_lockout(peer, actor)
         replay = commands.Replay(
             peer.id, self._person(peer), message.join_code, message.from_seq, message.id
@@ -970,8 +994,9 @@ class Lobby:
         """A seat's post-game analysis (R27: one's own, or any of a finished
         open-box match): the match says what it is made from, the analysis
         service computes it (or reads it back); meanwhile the connection goes
-        on, and hears the progress."""
-        actor = self._find(message.match)
+        on, and hears the progress. A finished match no longer in memory is
+        revived from storage to answer."""
+        actor = self._find_record(peer, message.match)
         self._check_lockout(peer, actor)
         ask = commands.Analyse(
             peer.id, self._person(peer), message.seat, message.join_code, message.id
@@ -1000,7 +1025,9 @@ class Lobby:
             peer.send(wire.encode(notice))
 
         try:
-            stored = await self.analyst.analyse(order.match_id, order.seat, order.record, progress)
+            stored = await self.analyst.analyse(
+                order.match_id, order.seat, order.record, progress, player=self._player(peer).id
+            )
             peer.send(wire.encode(analysis_message(stored, order.request)))
         except asyncio.CancelledError:
             raise
@@ -1012,8 +1039,11 @@ class Lobby:
     # -- profiles, ratings and history ----------------------------------------------------
 
     def replayable(self, match_id: str) -> bool:
-        """Whether ``replay`` of this match is answered now (the server keeps it)."""
-        return match_id in self.matches and match_id in self._announced
+        """Whether ``replay`` of this match is answered now: the server keeps it
+        in memory, or its storage holds it finished."""
+        if match_id in self.matches:
+            return match_id in self._announced
+        return self.archive.holds(match_id)
 
     def _ratings_ledger(self) -> Ledger:
         """The ledger the answers read (a cluster's shared ratings live in its store)."""

@@ -6,9 +6,14 @@ way, or queues a new one. At most ``max_running`` analyses are computed at
 once, each one decision at a time in worker processes of their own, which run
 at a lower scheduling priority than the server, so that the matches being
 played keep their pace; beyond that they wait in order, and beyond
-``max_queued`` waiting, a new one is refused (``analysis_busy``). Whoever waits
-for an analysis hears its progress: its place in the queue, then the
-decisions valued of how many.
+``max_queued`` waiting, a new one is refused (``analysis_busy``). One player
+may wait for at most ``per_player`` analyses at once (queued or being
+computed, whichever of their devices asked): their next new one is refused
+(``analysis_busy``) too, so that one client cannot fill the queue for
+everyone; asking again for one they already wait for, or joining one someone
+else asked for, adds no work and is never refused. Whoever waits for an
+analysis hears its progress: its place in the queue, then the decisions
+valued of how many.
 
 Every value comes from the seat's own observation (R24–R26), with a fixed
 deal count and a seed made from the match id only, so the same match gets
@@ -125,6 +130,8 @@ class _Job:
     future: asyncio.Future[StoredAnalysis]
     listeners: list[Progress] = field(default_factory=list)
     place: int = 0  #: in the queue, from 1; 0 once started
+    #: the players waiting for it (each counts it once against their bound)
+    askers: set[str] = field(default_factory=set)
     done: int = 0
     total: int = 0
 
@@ -147,13 +154,18 @@ class Analyst:
         deals: int,
         max_running: int,
         max_queued: int,
+        per_player: int | None = None,
     ) -> None:
+        """``per_player``: analyses one player may wait for at once (None: no bound)."""
         self.store = store
         self.backend = backend
         self.deals = deals
         self.max_running = max_running
         self.max_queued = max_queued
+        self.per_player = per_player
         self._jobs: dict[tuple[str, int], _Job] = {}
+        #: per player: the analyses (match, seat) they wait for, queued or computed
+        self._waiting_for: dict[str, set[tuple[str, int]]] = {}
         self._queue: collections.deque[_Job] = collections.deque()
         self._running: dict[_Job, asyncio.Task[None]] = {}
         self._closed = False
@@ -168,19 +180,39 @@ class Analyst:
         """Analyses waiting for a free worker."""
         return len(self._queue)
 
+    def waiting_for(self, player: str) -> int:
+        """How many analyses ``player`` waits for now (queued or being computed)."""
+        return len(self._waiting_for.get(player, ()))
+
     async def analyse(
-        self, match_id: str, seat: int, record: MatchRecord, progress: Progress | None = None
+        self,
+        match_id: str,
+        seat: int,
+        record: MatchRecord,
+        progress: Progress | None = None,
+        *,
+        player: str | None = None,
     ) -> StoredAnalysis:
         """The analysis of ``seat`` in the finished match of ``record``: the
-        stored one, or computed now (``progress`` hears how it goes). Raises
-        ``analysis_busy`` when too many wait already."""
+        stored one, or computed now (``progress`` hears how it goes), for
+        ``player`` (None: nobody's bound counts it). Raises ``analysis_busy``
+        when too many wait already, or when ``player`` waits for as many as
+        one player may."""
         stored = self.store.load(match_id, seat)
         if stored is not None:
             return stored
-        job = self._jobs.get((match_id, seat))
+        key = (match_id, seat)
+        job = self._jobs.get(key)
         if job is None:
             if self._closed:
                 raise refused(ErrorCode.ANALYSIS_BUSY, "the server is stopping")
+            mine = self.waiting_for(player) if player is not None else 0
+            if self.per_player is not None and mine >= self.per_player:
+                raise refused(
+                    ErrorCode.ANALYSIS_BUSY,
+                    f"you wait for {mine} analyses already, as many as one player may at"
+                    " once; ask again once one of them is done",
+                )
             if len(self._queue) >= self.max_queued:
                 raise refused(
                     ErrorCode.ANALYSIS_BUSY,
@@ -188,10 +220,13 @@ class Analyst:
                 )
             future = asyncio.get_running_loop().create_future()
             job = _Job(match_id, seat, record, future)
-            self._jobs[(match_id, seat)] = job
+            self._jobs[key] = job
             self._queue.append(job)
             job.place = len(self._queue)
             self._start_next()
+        if player is not None and player not in job.askers:
+            job.askers.add(player)
+            self._waiting_for.setdefault(player, set()).add(key)
         if progress is not None:
             job.listeners.append(progress)
             job.tell(progress)
@@ -252,8 +287,20 @@ class Analyst:
             job.future.set_exception(exc)
         finally:
             self._jobs.pop((job.match_id, job.seat), None)
+            self._release(job)
             self._running.pop(job, None)
             self._start_next()
+
+    def _release(self, job: _Job) -> None:
+        """The job is done (or dropped): its askers no longer wait for it."""
+        key = (job.match_id, job.seat)
+        for player in job.askers:
+            waiting = self._waiting_for.get(player)
+            if waiting is not None:
+                waiting.discard(key)
+                if not waiting:
+                    del self._waiting_for[player]
+        job.askers.clear()
 
     async def close(self) -> None:
         """Stop: queued analyses are dropped, running ones cancelled, workers stopped."""
@@ -261,6 +308,7 @@ class Analyst:
         for job in self._queue:
             job.future.cancel()
             self._jobs.pop((job.match_id, job.seat), None)
+            self._release(job)
         self._queue.clear()
         tasks = list(self._running.values())
         for task in tasks:

@@ -869,6 +869,26 @@ class Storage:
                 )
         return result
 
+    def match(self, match_id: str) -> MatchRow | None:
+        """The stored match with this id, if any (one look-up by its key);
+        raises :class:`StorageError` naming it if its row is damaged."""
+        rows = self._rows(
+            "SELECT id, host, settings, seats, seed, salt, status, created, finished FROM matches"
+            " WHERE id = ?",
+            (match_id,),
+        )
+        if not rows:
+            return None
+        try:
+            return _match_row(rows[0])
+        except _Damaged as exc:
+            raise StorageError(f"match {match_id}: its stored row is damaged ({exc})") from None
+
+    def status_of(self, match_id: str) -> str | None:
+        """The stored status of the match with this id (``finished``, …), if it is stored."""
+        rows = self.query("SELECT status FROM matches WHERE id = ?", (match_id,))
+        return str(rows[0][0]) if rows else None
+
     def actions(self, match_id: str) -> list[tuple[int, dict[str, Any]]]:
         """A match's stored actions, in order, as ``(seat, action data)``; raises
         :class:`StorageError` naming the match if one is missing or damaged."""

@@ -7,6 +7,10 @@ work the test finishes by hand: no worker, no socket, no sleep.
 * Progress is told per decision: done of total, in order.
 * Two requests for the same match and seat share one computation; once
   computed, it is stored, and the store answers the next request.
+* One player waits for at most ``per_player`` analyses at once: a new one
+  beyond is refused (``analysis_busy``, their own limit), while asking again
+  for one they wait for, or joining another's, is not; once one is done they
+  may ask again.
 * Every decision is valued from the seat's own observation with the seed the
   match id gives (the same seed the engine's ``analyse_seat`` takes).
 """
@@ -96,6 +100,7 @@ def _analyst(backend: HandBackend, **bounds: int) -> Analyst:
         deals=4,
         max_running=bounds.get("max_running", 1),
         max_queued=bounds.get("max_queued", 2),
+        per_player=bounds.get("per_player"),
     )
 
 
@@ -168,6 +173,46 @@ async def test_the_same_seat_is_computed_once_then_read_from_the_store() -> None
     heard: list[tuple[int, int, int]] = []
     three = await analyst.analyse("m", 2, record, lambda *p: heard.append(p))
     assert three == one and heard == [] and not backend.work
+
+
+async def test_one_player_waits_for_at_most_their_share() -> None:
+    """Issue 32 on a game night: with two per player, Ada's third new analysis
+    is refused (``analysis_busy``, saying it is her own limit) and nothing is
+    queued for it; asking again for one she waits for counts once, joining
+    Bo's adds no work and is granted; Bo is served meanwhile; once one of
+    Ada's ends, her next is granted."""
+    backend = HandBackend()
+    analyst = _analyst(backend, max_running=1, max_queued=8, per_player=2)
+    record = _record()
+    ada = [asyncio.ensure_future(analyst.analyse(m, 0, record, player="ada")) for m in "ab"]
+    again = asyncio.ensure_future(analyst.analyse("a", 0, record, player="ada"))
+    bos = asyncio.ensure_future(analyst.analyse("c", 0, record, player="bo"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert analyst.waiting_for("ada") == 2 and analyst.waiting_for("bo") == 1
+    with pytest.raises(wire.ProtocolError) as busy:
+        await analyst.analyse("d", 0, record, player="ada")
+    assert busy.value.code == wire.ErrorCode.ANALYSIS_BUSY and "one player" in str(busy.value)
+    assert (analyst.running, analyst.queued) == (1, 2), "nothing was queued for it"
+    joined = asyncio.ensure_future(analyst.analyse("c", 0, record, player="ada"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not joined.done() and analyst.waiting_for("ada") == 3
+    assert (analyst.running, analyst.queued) == (1, 2), "joining adds no work"
+
+    while not ada[0].done():
+        await backend.finish()
+    assert (await again) is (await ada[0]), "asked twice, computed once"
+    assert analyst.waiting_for("ada") == 2  # b, and Bo's c she joined
+    with pytest.raises(wire.ProtocolError):
+        await analyst.analyse("d", 0, record, player="ada")
+    while not ada[1].done():
+        await backend.finish()
+    late = asyncio.ensure_future(analyst.analyse("d", 0, record, player="ada"))
+    await backend.finish_all()
+    assert (await late).match_id == "d"
+    assert (await joined) is (await bos)
+    assert analyst.waiting_for("ada") == analyst.waiting_for("bo") == 0
 
 
 async def test_closing_drops_the_queue_and_stops_the_backend() -> None:
