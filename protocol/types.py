@@ -498,6 +498,7 @@ class MatchRecord(_Value, frozen=True, kw_only=True):
         Meta(
             description="the server still keeps its record: `replay` of `match` answers "
             "(as that seat saw it, R25, R27). False once it is older than the server keeps"
+            " (in a cluster: while the node that ran it answers, which `replay` is sent to)"
         ),
     ] = True
 

@@ -333,3 +333,22 @@ async def test_a_crash_between_the_shared_write_and_the_node_record_counts_once(
                 again.stop()
         finally:
             await store.close()
+
+
+async def test_without_the_store_profile_and_history_say_cluster_unavailable(
+    tmp_path: Path,
+) -> None:
+    """A node whose Redis does not answer cannot read the shared history: the
+    request gets `cluster_unavailable` (try again later), not a server error."""
+    storage = Storage(tmp_path / "node")
+    storage.open()
+    store = Store(f"redis://127.0.0.1:{free_port()}/0", os.urandom(32), timeout=0.5)
+    try:
+        ledger = ClusterLedger(store, SqlLedger(storage), "n0")
+        for read in (ledger.records("p_ada", None, 5), ledger.totals("p_ada"), ledger.place("x")):
+            with pytest.raises(wire.ProtocolError) as refused:
+                await read
+            assert refused.value.code == "cluster_unavailable"
+    finally:
+        await store.close()
+        storage.close()
