@@ -46,8 +46,9 @@ Channels: ``tulips:lobby`` carries directory entries as they change (the
 :class:`Presence` (a player said hello somewhere).
 
 Every value above but the plain strings and numbers (``tokens``, ``online``,
-``names``, ``link:``, the sorted sets, the counters, which name a player, a
-node or a match, or count) and every message is sealed with the cluster's key
+``names``, ``since``, ``link:``, the sorted sets, the link-code counters and
+locks, ``results:seq``: they name a player, a node or a match, or count) and
+every message is sealed with the cluster's key
 (:mod:`.signing`): what comes back is opened here, and a value a node of this
 cluster did not seal — or one filed under another key than its own (a
 heartbeat of node A under ``node:B``) — is left out, with one warning.
