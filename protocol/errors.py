@@ -159,8 +159,9 @@ ERROR_CODE_DOCS: dict[ErrorCode, str] = {
     "node is back.",
     ErrorCode.CLUSTER_UNAVAILABLE: "Clusters only: the node cannot reach the store its cluster "
     "shares, and the request needs it: a `join`, `watch` or `replay` of a match on another "
-    "node, or a `hello` whose token another node made (the connection is then closed with "
-    "1013). Matches on this node go on; try again later.",
+    "node, `profile`, `leaderboard` or `history` (the nodes share them), or a `hello` whose "
+    "token another node made (the connection is then closed with 1013). Matches on this "
+    "node go on; try again later.",
     ErrorCode.INTERNAL_ERROR: "The server failed; the request may not have been carried out. "
     "Clients treat an error code they do not know like this one.",
 }

@@ -498,7 +498,8 @@ class MatchRecord(_Value, frozen=True, kw_only=True):
         Meta(
             description="the server keeps its record, in memory or on disk: `replay` "
             "(and `analyse`) of `match` answers (as that seat saw it, R25, R27). False when "
-            "it does not (a server without storage keeps only its newest finished matches)"
+            "it does not (a server without storage keeps only its newest finished matches; "
+            "in a cluster, while the node that ran it is down: `replay` is sent there)"
         ),
     ] = True
 

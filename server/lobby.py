@@ -590,7 +590,7 @@ class Lobby:
         """A new token of its own for a second device of the player whose
         one-time code it gives; refused for a wrong code, and for an address
         that tried too many."""
-        wait = self.link_codes.locked(peer.address)
+        wait = await self.link_locked(peer.address)
         if wait > 0:
             raise refused(
                 ErrorCode.RATE_LIMITED,
@@ -620,6 +620,10 @@ class Lobby:
         await self.linked(player, digest)
         log.info("%s (%s) linked another device", player.name, player.id)
         return player, token
+
+    async def link_locked(self, address: str) -> float:
+        """Seconds the address may try no link code (a cluster asks its store too)."""
+        return self.link_codes.locked(address)
 
     async def redeem_link(self, code: str, address: str) -> str | None:
         """The player a link code names, spending it (a cluster asks its store)."""

@@ -35,7 +35,7 @@ from .ratings.model import STRENGTH_OF
 from .storage import FILE_NAME, Storage, StorageError
 from .storage.database import LOCK_NAME
 
-__all__ = ["COMMANDS", "OperatorError", "main"]
+__all__ = ["COMMANDS", "OperatorError", "main", "remove_from", "write_table"]
 
 #: the first words that make ``tulips-server`` run these tools
 COMMANDS = ("ratings", "players")
@@ -175,6 +175,11 @@ def export(db: sqlite3.Connection, table: str, form: str, out: TextIO) -> int:
     """Write the ratings or the history to ``out``; how many lines."""
     rows = _rating_rows(db) if table == "ratings" else _history_rows(db)
     fields = RATING_FIELDS if table == "ratings" else HISTORY_FIELDS
+    return write_table(rows, fields, form, out)
+
+
+def write_table(rows: list[dict[str, Any]], fields: Sequence[str], form: str, out: TextIO) -> int:
+    """Write ``rows`` to ``out`` as CSV (``fields`` its columns) or JSON; how many."""
     if form == "json":
         json.dump(rows, out, indent=1, ensure_ascii=False)
         out.write("\n")
@@ -214,6 +219,35 @@ def remove(db: sqlite3.Connection, player: str) -> None:
     except sqlite3.Error:
         db.execute("ROLLBACK")
         raise
+
+
+def remove_from(data_dir: Path, players: Sequence[str]) -> list[str]:
+    """Remove each of ``players`` that the database of ``data_dir`` holds and
+    has not removed yet (a cluster node applies the cluster's removals so,
+    before it opens its storage); those removed. No database: none."""
+    if not (data_dir / FILE_NAME).is_file():
+        return []
+    db, lock = _open(data_dir)
+    try:
+        wanted = list(players)
+        held = set()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            held |= {
+                str(player)
+                for player, token in db.execute(
+                    f"SELECT id, token_hash FROM players WHERE id IN ({marks})", chunk
+                )
+                if not str(token).startswith(REMOVED_TOKEN)
+            }
+        done = [player for player in wanted if player in held]
+        for player in done:
+            remove(db, player)
+        return done
+    finally:
+        db.close()
+        lock.close()
 
 
 def main(argv: Sequence[str]) -> int:

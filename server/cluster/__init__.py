@@ -22,8 +22,12 @@ each match's node), which node each connected player is on, lobby updates
   pub/sub, recovery after Redis comes back;
 - :mod:`.lobby`: :class:`~server.cluster.lobby.ClusterLobby`, the lobby with
   the cluster hooked in;
+- :mod:`.ratings`: the shared ratings, history and totals (one transaction
+  per finished match, whichever node applies it);
 - :mod:`.workers`: ``--workers N``: N nodes on one machine sharing one port.
-- :mod:`.admin`: ``tulips-cluster``: list the nodes, forget one gone for good.
+- :mod:`.admin`: ``tulips-cluster``: list the nodes, forget one gone for good;
+  and :mod:`.operations`, its tools for the shared ratings and players
+  (export, reset, remove).
 
 Nothing here is imported unless ``--cluster`` is given: a single server never
 imports ``redis``.

@@ -10,9 +10,14 @@ node is no longer listed. A node still beating is refused: stop it first. A
 forgotten node that starts again on its data directory simply joins again,
 with its matches.
 
-``--cluster-key-file`` is the nodes' key: ``forget-node`` needs it (the
-nodes believe only what is sealed with it); ``nodes`` with it lists only what
-the nodes would believe, and without it lists what Redis holds, unchecked.
+``ratings export|reset`` and ``players remove`` are the operator's tools of
+``tulips-server`` for the cluster's shared ratings, history and players
+(:mod:`.operations` says what each does, and when it is refused).
+
+``--cluster-key-file`` is the nodes' key: ``forget-node``, ``ratings reset``
+and ``players remove`` need it (the nodes believe only what is sealed with
+it); ``nodes`` and ``ratings export`` with it show only what the nodes would
+believe, and without it what Redis holds, unchecked.
 Redis's password, if it has one, is given as to the nodes: ``--redis-password-file``
 or ``TULIPS_REDIS_PASSWORD``, not in the URL (a command line is visible in ``ps``).
 """
@@ -22,11 +27,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import io
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from protocol.version import add_version_flag
 
+from ..operator_tools import RATING_FIELDS, OperatorError, write_table
+from . import operations
 from .credentials import REDIS_PASSWORD_ENV, SecretFileError, take_env
 from .entries import DirectoryEntry
 from .freshness import ADMIN_SENDER
@@ -105,7 +114,75 @@ def _parser() -> argparse.ArgumentParser:
         help="take a node that is gone for good out of the cluster, with its matches",
     )
     forget.add_argument("node", help="the node's id, as the nodes command lists it")
+    ratings = commands.add_parser("ratings", help="the shared ratings and history")
+    ratings_do = ratings.add_subparsers(dest="do", required=True)
+    export = ratings_do.add_parser("export", help="write them as CSV or JSON (nodes may run)")
+    export.add_argument(
+        "--what",
+        dest="table",
+        choices=("ratings", "history"),
+        default="ratings",
+        help="the ratings, best first, or one line per seat of every finished match of"
+        " every node (default: ratings)",
+    )
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
+    export.add_argument("--out", type=Path, help="the file to write (default: standard output)")
+    reset = ratings_do.add_parser(
+        "reset", help="start every shared rating again (history stays; nodes may run)"
+    )
+    reset.add_argument("--yes", action="store_true", help="really reset")
+    players = commands.add_parser("players", help="the cluster's players")
+    players_do = players.add_subparsers(dest="do", required=True)
+    remove = players_do.add_parser(
+        "remove",
+        help="remove a player everywhere: tokens, rating and name (matches stay); every"
+        " node must be stopped",
+    )
+    remove.add_argument("player", help="the player's id (a profile or an export shows it)")
+    remove.add_argument("--yes", action="store_true", help="really remove")
     return parser
+
+
+#: the commands that write to the store, and so need the cluster's key
+_WRITES = ("forget-node", "reset", "remove")
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command's words, as messages name it."""
+    return args.command if args.command in ("nodes", "forget-node") else f"{args.command} {args.do}"
+
+
+async def _operate(store: Store, args: argparse.Namespace) -> int:
+    """``ratings export|reset`` and ``players remove``."""
+    if args.do == "export":
+        fields: Sequence[str] = RATING_FIELDS
+        if args.table == "ratings":
+            rows = await operations.rating_rows(store)
+        else:
+            rows = await operations.history_rows(store)
+            fields = operations.CLUSTER_HISTORY_FIELDS
+        buffer = io.StringIO()
+        count = write_table(rows, fields, args.format, buffer)
+        if args.out is None:
+            sys.stdout.write(buffer.getvalue())
+        else:
+            args.out.write_text(buffer.getvalue(), encoding="utf-8")
+        if not store.checks:
+            print(
+                "(unchecked: without --cluster-key-file, forged values are listed too)",
+                file=sys.stderr,
+            )
+        print(f"exported {count} {args.table} lines", file=sys.stderr)
+    elif args.do == "reset":
+        print(f"reset {await operations.reset_ratings(store)} ratings", file=sys.stderr)
+    else:
+        count = await operations.remove_player(store, args.player)
+        print(
+            f"removed player {args.player} ({count} matches anonymised); each node removes"
+            " them from its own file when it starts",
+            file=sys.stderr,
+        )
+    return 0
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -121,10 +198,16 @@ async def _run(args: argparse.Namespace) -> int:
         except KeyFileError as exc:
             print(f"tulips-cluster: {exc}", file=sys.stderr)
             return 1
-    elif args.command == "forget-node":
+    elif getattr(args, "do", args.command) in _WRITES:
         print(
-            "tulips-cluster: forget-node needs --cluster-key-file, the key the nodes share"
-            " (they believe only what is sealed with it)",
+            f"tulips-cluster: {_command(args)} needs --cluster-key-file, the key the nodes"
+            " share (they believe only what is sealed with it)",
+            file=sys.stderr,
+        )
+        return 1
+    if getattr(args, "do", None) in ("reset", "remove") and not args.yes:
+        print(
+            f"tulips-cluster: {_command(args)} changes the cluster's store for good: add --yes",
             file=sys.stderr,
         )
         return 1
@@ -143,6 +226,12 @@ async def _run(args: argparse.Namespace) -> int:
                 state = "alive" if alive else "gone "
                 print(f"{node}  {state}  {matches:4d} matches  {url}".rstrip())
             return 0
+        if args.command in ("ratings", "players"):
+            try:
+                return await _operate(store, args)
+            except (OperatorError, OSError) as exc:
+                print(f"tulips-cluster: {_command(args)}: {exc}", file=sys.stderr)
+                return 1
         try:
             count = await forget_node(store, args.node)
         except StillAlive:

@@ -27,7 +27,11 @@ __all__ = [
     "RatedChange",
     "RatingEntry",
     "RatingsApplied",
+    "Removal",
+    "ResultRecord",
+    "SeatRecord",
     "Stamp",
+    "TotalsEntry",
     "decode",
     "encode",
 ]
@@ -92,12 +96,63 @@ class RatedChange(msgspec.Struct, frozen=True):
     after: tuple[float, float]
 
 
+class SeatRecord(msgspec.Struct, frozen=True):
+    """One seat of a finished match, as history lists it."""
+
+    seat: int
+    #: the person's player id; None for a bot's seat (or a removed player's)
+    player: str | None
+    name: str
+    #: a bot's strength; None for a person
+    bot: str | None
+    points: int
+    tulips: int
+    #: 1 first; tied seats share it (R23)
+    place: int
+
+
+class ResultRecord(msgspec.Struct, frozen=True):
+    """A finished match as every node's history and profiles list it."""
+
+    name: str
+    ruleset: str
+    open_box: bool
+    rated: bool
+    #: when it ended (Unix time)
+    finished: float
+    #: the node that ran it (and keeps its actions: its replay is asked there)
+    node: str
+    seats: tuple[SeatRecord, ...]
+
+
 class RatingsApplied(msgspec.Struct, frozen=True):
     """The mark that a match's result was applied to the shared ratings, with
-    its changes (``applied:<match>``): a match counts once, on any node."""
+    its changes and its record for history (``applied:<match>``): a match
+    counts once, on any node, rated or not."""
 
     match: str
     changes: tuple[RatedChange, ...] = ()
+    #: the match as history lists it (None in a mark written before history was shared)
+    record: ResultRecord | None = None
+
+
+class TotalsEntry(msgspec.Struct, frozen=True):
+    """One identity's finished matches, rated or not (``totals:<id>``): one
+    for each seat it held, as a profile counts them."""
+
+    matches: int = 0
+    wins: int = 0
+    #: the points of all those seats together (the profile shows their mean)
+    points: int = 0
+
+
+class Removal(msgspec.Struct, frozen=True):
+    """An operator removed this player (``removed``): every node takes them out
+    of its own file when it starts (as ``tulips-server players remove`` would)."""
+
+    player: str
+    #: when (Unix time)
+    removed: float
 
 
 class DirectoryEntry(msgspec.Struct, frozen=True):

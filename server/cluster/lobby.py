@@ -8,8 +8,17 @@ What changes from :class:`~server.lobby.Lobby`, and nothing else:
   the welcome; a hello here replaces the player's connections on other nodes;
 - after the welcome, a player whose newest seat is on another node is sent
   there (``error`` ``elsewhere`` with the URL, without an id);
-- ``join``, ``watch`` and ``replay`` of a match on another node answer
-  ``elsewhere`` (or ``node_unavailable``, ``cluster_unavailable``);
+- ``join``, ``watch``, ``replay`` and ``analyse`` of a match on another node
+  answer ``elsewhere`` (or ``node_unavailable``, ``cluster_unavailable``) —
+  of a finished one the directory no longer lists too, when its record in
+  the shared history names its node;
+- ratings, ``profile`` and ``history`` read the cluster's shared ratings and
+  history (:mod:`.ratings`), so every node answers the same; a match of
+  another node is replayable there while that node is alive;
+- wrong link codes are counted per address in the cluster's store, so an
+  address is locked out on every node at once;
+- at start, the players an operator removed from the cluster
+  (``tulips-cluster players remove``) are removed from this node's file;
 - ``list_matches`` lists the whole cluster, and lobby browsers here receive
   every node's ``match_update``s and ``match_removed``s;
 - a new match is listed in the directory before its first player is told
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -32,12 +42,13 @@ from protocol.limits import MAX_MATCHES_LISTED
 
 from ..config import ServerConfig
 from ..identity import Player, hash_token
-from ..linking import normalise
+from ..linking import LOCKOUT, WRONG_TRIES, normalise
 from ..lobby import Lobby
 from ..match import commands
 from ..match.actor import MatchActor
 from ..match.info import MatchInfo
 from ..names import name_key
+from ..operator_tools import REMOVED_TOKEN, OperatorError, remove_from
 from ..peer import Peer
 from ..ratings.ledger import SqlLedger
 from ..storage import persist
@@ -74,16 +85,21 @@ class ClusterLobby(Lobby):
             self,
             heartbeat=config.heartbeat,
         )
-        if self.storage is not None:  # ratings are the cluster's, history this node's
-            self.ratings.ledger = ClusterLedger(self.node.store, SqlLedger(self.storage))
+        #: the shared ratings and history (None: a node without storage keeps its own)
+        self.shared: ClusterLedger | None = None
+        if self.storage is not None:
+            self.shared = ClusterLedger(self.node.store, SqlLedger(self.storage), node_id)
+            self.ratings.ledger = self.shared
         else:
             log.warning("a cluster node without storage keeps ratings of its own, in memory")
 
     # -- life -----------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Rebuild this node's matches, then join the cluster (Redis may be away:
-        the node serves its own matches and joins when Redis answers)."""
+        """Take the players the operator removed out of this node's file, rebuild
+        its matches, then join the cluster (Redis may be away: the node serves
+        its own matches and joins when Redis answers)."""
+        await self._apply_removals()
         await super().open()
         self.node.fingerprint = self.fingerprint
         await self.node.start()
@@ -93,6 +109,32 @@ class ClusterLobby(Lobby):
         matches finish their writes and storage closes."""
         budget = self.config.stop_timeout if timeout is None else timeout
         await asyncio.gather(self.node.stop(min(2.0, budget)), super().close(budget))
+
+    async def _apply_removals(self) -> None:
+        """Remove from this node's file the players ``tulips-cluster players
+        remove`` took out of the cluster (as ``tulips-server players remove``
+        would: tokens gone, name anonymised in their matches), before any of
+        them is loaded."""
+        if self.storage is None:
+            return
+        try:
+            removals = await self.node.store.removals()
+        except StoreUnavailable as exc:
+            log.warning(
+                "removed players cannot be read from the cluster store now (%s): a player"
+                " removed since this node last started is removed at its next start",
+                exc,
+            )
+            return
+        if not removals:
+            return
+        try:
+            done = await asyncio.to_thread(remove_from, self.storage.path.parent, sorted(removals))
+        except (OperatorError, sqlite3.Error, OSError) as exc:
+            log.error("the players removed from the cluster cannot be removed here: %s", exc)
+            return
+        for player in done:
+            log.info("player %s was removed from the cluster: removed here too", player)
 
     def cluster_health(self) -> dict[str, Any]:
         """The cluster part of ``/healthz``."""
@@ -105,8 +147,8 @@ class ClusterLobby(Lobby):
         return {info.id: info for info in self.infos()}
 
     def known_players(self) -> Iterable[Player]:
-        """Every player this node knows."""
-        return iter(self.players)
+        """Every player this node knows (and who was not removed)."""
+        return (p for p in self.players if not p.token_hash.startswith(REMOVED_TOKEN))
 
     def replace_player(self, player_id: str) -> None:
         """The player said hello on another node: the newer connection wins."""
@@ -153,6 +195,7 @@ class ClusterLobby(Lobby):
         assert player is not None
         await self.node.register_player(player)
         await self._claim_name(player, None)
+        await self._share_since(player.id)
         self.node.connected(player.id)
         return welcome
 
@@ -193,15 +236,28 @@ class ClusterLobby(Lobby):
         await self.node.register_player(player)
 
     async def whois(self, ident: str) -> tuple[str, float | None] | None:
-        """Known here, or a player of another node (as the cluster's store has them)."""
+        """Known here, or a player of another node (as the cluster's store has
+        them); first seen when any node first saw them."""
         known = await super().whois(ident)
-        if known is not None:
-            return known
         try:
+            since = await self.node.store.since(ident)
+            if known is not None:
+                here = known[1]
+                return known[0], here if since is None else min(since, here or since)
             entry = (await self.node.store.player_entries([ident])).get(ident)
         except StoreUnavailable:
-            return None
-        return (entry.name, None) if entry is not None else None
+            return known
+        return (entry.name, since) if entry is not None else None
+
+    async def _share_since(self, player_id: str) -> None:
+        """Tell the cluster when this node first saw the player (it keeps the earliest)."""
+        known = await super().whois(player_id)
+        if known is None or known[1] is None:
+            return
+        try:
+            await self.node.store.seen_since(player_id, known[1])
+        except StoreUnavailable as exc:
+            log.info("when player %s was first seen is not shared now: %s", player_id, exc)
 
     async def issue_link(self, player_id: str) -> tuple[str, float] | None:
         """A code any node of the cluster takes (kept in its store)."""
@@ -216,7 +272,8 @@ class ClusterLobby(Lobby):
         return issued
 
     async def redeem_link(self, code: str, address: str) -> str | None:
-        """A code from any node: this node's, or the cluster store's."""
+        """A code from any node: this node's, or the cluster store's; a wrong
+        one counts against the address on every node."""
         here = self.link_codes.redeem(code, address, count=False)
         try:
             there = await self.node.store.take_link(normalise(code))
@@ -224,8 +281,21 @@ class ClusterLobby(Lobby):
             log.info("link codes of other nodes cannot be checked now: %s", exc)
             there = None
         if here is None and there is None:
-            self.link_codes.failed(address)
+            try:
+                await self.node.store.link_failed(address, WRONG_TRIES, LOCKOUT)
+            except StoreUnavailable:  # counted here, until the store is back
+                self.link_codes.failed(address)
         return here or there
+
+    async def link_locked(self, address: str) -> float:
+        """Locked out on any node (as the cluster's store counts), or here
+        (wrong codes counted while the store was away)."""
+        here = self.link_codes.locked(address)
+        try:
+            there = await self.node.store.link_locked(address)
+        except StoreUnavailable:
+            there = 0.0
+        return max(here, there)
 
     async def linked(self, player: Player, token_hash: str) -> None:
         """Every node learns the new device's token."""
@@ -296,6 +366,12 @@ class ClusterLobby(Lobby):
         )
         if named is not None and named not in self.matches:
             await self.node.look_up(named)
+            if (
+                isinstance(message, wire.Replay | wire.Analyse)
+                and not self.node.knows(named)
+                and self.shared is not None
+            ):
+                await self.shared.look_up(named)  # a finished match of another node?
         await super().dispatch(peer, message)
 
     async def before_open(self, actor: MatchActor) -> None:
@@ -303,9 +379,26 @@ class ClusterLobby(Lobby):
         await self.node.publish_now(actor.info)
 
     def _find(self, match_id: str) -> MatchActor:
-        if match_id not in self.matches:
+        """This node's match; or the node that holds it, as the directory says,
+        or — a finished match it no longer lists — as its record in history says."""
+        if match_id in self.matches:
+            return super()._find(match_id)
+        if self.node.knows(match_id) or not self.node.store_ok:
             raise self.node.redirect(match_id)
+        played_on = self.shared.played_on(match_id) if self.shared is not None else None
+        if played_on is not None and played_on != self.node.id:
+            raise self.node.redirect_to(match_id, played_on)
         return super()._find(match_id)
+
+    def replayable(self, match_id: str) -> bool:
+        """Kept here, or by the node that ran it while that node is alive."""
+        if super().replayable(match_id):
+            return True
+        entry = self.node.entries.get(match_id)
+        node = entry.node if entry is not None else None
+        if node is None and self.shared is not None:
+            node = self.shared.played_on(match_id)
+        return node is not None and node != self.node.id and self.node.reachable(node)
 
     def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
         """Every node's matches, newest first (this node's as they are now)."""

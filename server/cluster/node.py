@@ -298,6 +298,15 @@ class Node:
         """The error for a request naming a match that is not on this node."""
         return redirect.for_match(match_id, self.entries, self.live, self.store_ok)
 
+    def redirect_to(self, match_id: str, node_id: str) -> wire.ProtocolError:
+        """The error for a request naming a match that ``node_id`` ran (a finished
+        one the directory no longer lists, as its record in history says)."""
+        return redirect.to_node(match_id, node_id, self.live, self.store_ok)
+
+    def reachable(self, node_id: str) -> bool:
+        """Whether a client sent to that node now would get there."""
+        return self.store_ok and node_id in self.live
+
     def home_elsewhere(
         self, player_id: str, local_created: float | None
     ) -> wire.ProtocolError | None:

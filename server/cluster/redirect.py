@@ -16,7 +16,7 @@ from protocol import ErrorCode
 
 from .entries import DirectoryEntry, NodeInfo
 
-__all__ = ["available", "for_match", "home_of", "to_entry"]
+__all__ = ["available", "for_match", "home_of", "to_entry", "to_node"]
 
 
 def available(entry: DirectoryEntry, live: Mapping[str, NodeInfo], store_ok: bool) -> bool:
@@ -28,26 +28,34 @@ def to_entry(
     entry: DirectoryEntry, live: Mapping[str, NodeInfo], store_ok: bool
 ) -> wire.ProtocolError:
     """The error that sends a client to the entry's match, or says why it cannot go."""
-    node = live.get(entry.node)
+    return to_node(entry.match, entry.node, live, store_ok)
+
+
+def to_node(
+    match_id: str, node_id: str, live: Mapping[str, NodeInfo], store_ok: bool
+) -> wire.ProtocolError:
+    """The error that sends a client to the node that holds a match (the
+    directory's, or a finished match's as its record says), or says why it cannot go."""
+    node = live.get(node_id)
     if not store_ok:
         return wire.ProtocolError(
             ErrorCode.CLUSTER_UNAVAILABLE,
-            f"match {entry.match} is on another node, and this node cannot reach the"
+            f"match {match_id} is on another node, and this node cannot reach the"
             " cluster's store now; try again later",
-            match=entry.match,
+            match=match_id,
         )
     if node is None:
         return wire.ProtocolError(
             ErrorCode.NODE_UNAVAILABLE,
-            f"match {entry.match} is on node {entry.node}, which is not answering now;"
+            f"match {match_id} is on node {node_id}, which is not answering now;"
             " it is kept, and resumes when its node is back",
-            match=entry.match,
+            match=match_id,
         )
     return wire.ProtocolError(
         ErrorCode.ELSEWHERE,
-        f"match {entry.match} is on node {entry.node}: connect to {node.url}",
+        f"match {match_id} is on node {node_id}: connect to {node.url}",
         url=node.url,
-        match=entry.match,
+        match=match_id,
         fingerprint=node.fingerprint,
     )
 

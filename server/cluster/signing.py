@@ -109,6 +109,13 @@ class Sealer:
         assert self._key is not None
         return hmac.new(self._key, kind.encode() + b"\0" + body, hashlib.sha256).digest()
 
+    def pseudonym(self, kind: str, text: str) -> str:
+        """A name for ``text`` that only holders of the key can link to it (a
+        client's address in a key of Redis, say), as 32 hex digits."""
+        if self._key is None:
+            raise RuntimeError("no pseudonym without the cluster's key")
+        return self._mac(kind, text.encode()).hex()[:32]
+
     def seal(self, kind: str, body: bytes) -> bytes:
         """``body`` sealed as a ``kind``."""
         if self._key is None:

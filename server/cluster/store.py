@@ -7,31 +7,48 @@ rest of the cluster code has one failure to handle: the store is not there now.
 
 Keys (all under ``tulips:``):
 
-===================  ======  ==================================================
-``nodes``            set     every node id that ever registered
-``node:<id>``        string  a :class:`NodeInfo`, with a time to live (heartbeat)
-``directory``        hash    match id → :class:`DirectoryEntry`
-``players``          hash    player id → :class:`PlayerEntry` (token hash only)
-``tokens``           hash    token hash → player id
-``online``           hash    player id → the node the player is connected to
-``rating:<id>``      string  a :class:`RatingEntry` (a player's, or ``bot_<strength>``)
-``board``            zset    rating id → ordinal (μ − 3σ): the leaderboard
-``applied:<match>``  string  :class:`RatingsApplied`: the match's result counted, once
-``names``            hash    a name's key (casefold) → the player id that holds it
-``link:<code>``      string  the player a one-time link code names, with a time to live
-===================  ======  ==================================================
+=======================  ======  ==============================================
+``nodes``                set     every node id that ever registered
+``node:<id>``            string  a :class:`NodeInfo`, with a time to live (heartbeat)
+``directory``            hash    match id → :class:`DirectoryEntry`
+``players``              hash    player id → :class:`PlayerEntry` (token hash only)
+``tokens``               hash    token hash → player id
+``online``               hash    player id → the node the player is connected to
+``rating:<id>``          string  a :class:`RatingEntry` (a player's, or ``bot_<strength>``)
+``board``                zset    rating id → ordinal (μ − 3σ): the leaderboard
+``applied:<match>``      string  :class:`RatingsApplied`: the match's result counted,
+                                 once, with its :class:`ResultRecord` for history
+``results``              zset    match id → its cursor: every applied result, in order
+``results:seq``          string  the last cursor given (1, 2, 3, … in the order applied)
+``history:<id>``         zset    match id → cursor: the identity's finished matches
+``totals:<id>``          string  a :class:`TotalsEntry`: the identity's matches, wins, points
+``since``                hash    player id → when any node first saw them (Unix time)
+``names``                hash    a name's key (casefold) → the player id that holds it
+``link:<code>``          string  the player a one-time link code names, with a time to live
+``linkfails:<address>``  string  wrong link codes from an address (a pseudonym of
+                                 it), each within the lockout of the one before
+``linklock:<address>``   string  the address is locked out, until it expires
+``removed``              hash    player id → :class:`Removal`: removed by the operator
+=======================  ======  ==============================================
 
 Ratings change in one transaction with the mark that a match was applied
-(``WATCH`` the mark and the ratings, read, ``MULTI``/``EXEC``; a change by
-another node meanwhile makes it read again), so two nodes ending matches of
-one player at once lose no update, and no match counts twice.
+(``WATCH`` the mark, the ratings and the totals, read, ``MULTI``/``EXEC``; a
+change by another node meanwhile makes it read again), so two nodes ending
+matches of one player at once lose no update, and no match counts twice. The
+same transaction writes the match's record, its identities' totals and its
+place in their histories (a cursor drawn from ``results:seq`` inside it), so
+history, totals and ratings agree on every node, whichever node applied it.
+A bot strength's history keeps its latest matches only (it is every bot
+match of the cluster); a person's keeps all of theirs, as the totals count all.
 
 Channels: ``tulips:lobby`` carries directory entries as they change (the
 ``match_update``s of every node), ``tulips:presence`` carries
 :class:`Presence` (a player said hello somewhere).
 
-Every value above but the two plain strings (``tokens`` and ``online``, which
-name a player and a node) and every message is sealed with the cluster's key
+Every value above but the plain strings and numbers (``tokens``, ``online``,
+``names``, ``since``, ``link:``, the sorted sets, the link-code counters and
+locks, ``results:seq``: they name a player, a node or a match, or count) and
+every message is sealed with the cluster's key
 (:mod:`.signing`): what comes back is opened here, and a value a node of this
 cluster did not seal — or one filed under another key than its own (a
 heartbeat of node A under ``node:B``) — is left out, with one warning.
@@ -53,8 +70,8 @@ import functools
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
@@ -71,13 +88,23 @@ from .entries import (
     Presence,
     RatingEntry,
     RatingsApplied,
+    Removal,
+    TotalsEntry,
     decode,
     encode,
 )
 from .freshness import Stamper
 from .signing import BadSeal, Sealer
 
-__all__ = ["LOBBY", "PRESENCE", "Store", "StoreUnavailable", "Subscription", "shown_url"]
+__all__ = [
+    "LOBBY",
+    "PRESENCE",
+    "ResultWrite",
+    "Store",
+    "StoreUnavailable",
+    "Subscription",
+    "shown_url",
+]
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +118,10 @@ LOBBY = _PREFIX + "lobby"
 PRESENCE = _PREFIX + "presence"
 BOARD = _PREFIX + "board"
 NAMES = _PREFIX + "names"
+RESULTS = _PREFIX + "results"
+SEQUENCE = _PREFIX + "results:seq"
+REMOVED = _PREFIX + "removed"
+SINCE = _PREFIX + "since"
 #: tries of a ratings transaction that other nodes' changes keep interrupting
 _RATING_TRIES = 100
 
@@ -99,6 +130,38 @@ _RATING_TRIES = 100
 _FORGET_IF_HERE = (
     "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then "
     "return redis.call('hdel', KEYS[1], ARGV[1]) end return 0"
+)
+
+#: Draw the next cursor and file the match under it in ``results`` and each
+#: identity's history (KEYS: the sequence, ``results``, the histories; ARGV: the match).
+_FILE_RESULT = (
+    "local c = redis.call('incr', KEYS[1]) "
+    "for i = 2, #KEYS do redis.call('zadd', KEYS[i], c, ARGV[1]) end return c"
+)
+
+#: One wrong link code from an address (KEYS: its count, its lockout; ARGV:
+#: tries, milliseconds): the count lives as long as the lockout would, and at
+#: the last try it becomes the lockout.
+_LINK_FAILED = (
+    "local n = redis.call('incr', KEYS[1]) redis.call('pexpire', KEYS[1], ARGV[2]) "
+    "if n >= tonumber(ARGV[1]) then redis.call('del', KEYS[1]) "
+    "redis.call('set', KEYS[2], '1', 'px', ARGV[2]) end return n"
+)
+
+#: Every rating on the board and the board itself, in one step (KEYS: the
+#: board; ARGV: the rating keys' prefix): a node's ratings transaction that
+#: read one of them reads again.
+_RESET_RATINGS = (
+    "local ids = redis.call('zrange', KEYS[1], 0, -1) "
+    "for _, id in ipairs(ids) do redis.call('del', ARGV[1] .. id) end "
+    "redis.call('del', KEYS[1]) return #ids"
+)
+
+#: Keep the earliest time a player was first seen (KEYS: the hash; ARGV: player, time).
+_EARLIEST = (
+    "local c = redis.call('hget', KEYS[1], ARGV[1]) "
+    "if not c or tonumber(ARGV[2]) < tonumber(c) then "
+    "redis.call('hset', KEYS[1], ARGV[1], ARGV[2]) end return 0"
 )
 
 _P = ParamSpec("_P")
@@ -113,6 +176,8 @@ _SEAL_KIND: dict[type, str] = {
     Presence: "presence",
     RatingEntry: "rating",
     RatingsApplied: "applied",
+    TotalsEntry: "totals",
+    Removal: "removal",
 }
 #: The values stamped when they are sent (and refused without a stamp).
 _STAMPED = (DirectoryEntry, Presence)
@@ -136,6 +201,28 @@ def _rating_key(ident: str) -> str:
 
 def _node_key(node: str) -> str:
     return f"{_PREFIX}node:{node}"
+
+
+def _applied_key(match: str) -> str:
+    return _PREFIX + "applied:" + match
+
+
+def _totals_key(ident: str) -> str:
+    return _PREFIX + "totals:" + ident
+
+
+def _history_key(ident: str) -> str:
+    return _PREFIX + "history:" + ident
+
+
+class ResultWrite(NamedTuple):
+    """What applying a result writes: its mark (with its record), the new
+    ratings of the identities it rates, and the new totals of every identity
+    that held a seat (each of which lists the match in its history)."""
+
+    mark: RatingsApplied
+    ratings: dict[str, RatingEntry]
+    totals: dict[str, TotalsEntry]
 
 
 class StoreUnavailable(Exception):
@@ -381,6 +468,20 @@ class Store:
                 found[player] = entry
         return found
 
+    @_guarded
+    async def seen_since(self, player: str, when: float) -> None:
+        """A node first saw the player at ``when``: the cluster keeps the earliest."""
+        await self._redis.eval(_EARLIEST, 1, SINCE, player, repr(float(when)))
+
+    @_guarded
+    async def since(self, player: str) -> float | None:
+        """When any node first saw the player, if one said."""
+        value = await self._redis.hget(SINCE, player)
+        try:
+            return None if value is None else float(value)
+        except ValueError:
+            return None
+
     # -- names and link codes ---------------------------------------------------------------
 
     @_guarded
@@ -412,7 +513,7 @@ class Store:
         player = await self._redis.getdel(_PREFIX + "link:" + code)
         return None if player is None else player.decode(errors="replace")
 
-    # -- ratings -------------------------------------------------------------------------
+    # -- ratings and history ---------------------------------------------------------------
 
     @_guarded
     async def ratings(self, idents: Iterable[str]) -> dict[str, RatingEntry]:
@@ -429,45 +530,144 @@ class Store:
         return found
 
     @_guarded
-    async def apply_ratings(
+    async def apply_result(
         self,
         match: str,
-        idents: Iterable[str],
-        compute: Callable[[dict[str, RatingEntry]], tuple[RatingsApplied, dict[str, RatingEntry]]],
+        idents: Sequence[str],
+        compute: Callable[[dict[str, RatingEntry], dict[str, TotalsEntry]], ResultWrite],
+        kept: Mapping[str, int] | None = None,
     ) -> tuple[RatingsApplied, bool]:
-        """Apply a match's result to the shared ratings, once: ``compute`` gets
-        the ratings now and says the new ones; they are written with the
-        match's mark in one transaction, read again if another node changed
-        any of them meanwhile. The mark, and whether this call applied it (False:
-        a node had before)."""
-        keys = [_rating_key(ident) for ident in idents]
-        mark = _PREFIX + "applied:" + match
+        """Apply a match's result once: ``compute`` gets the ratings and totals
+        of ``idents`` now and says what to write (:class:`ResultWrite`); it is
+        written in one transaction with the match's mark, and the match is
+        filed in ``results`` and in the history of every identity with new
+        totals (keeping the latest ``kept[ident]`` of those named there); read
+        again if another node changed any of it meanwhile. The mark, and
+        whether this call applied it (False: a node had before)."""
+        rating_keys = [_rating_key(ident) for ident in idents]
+        totals_keys = [_totals_key(ident) for ident in idents]
+        mark = _applied_key(match)
         async with self._redis.pipeline(transaction=True) as pipe:
             for _ in range(_RATING_TRIES):
                 try:
-                    await pipe.watch(mark, *keys)
+                    await pipe.watch(mark, *rating_keys, *totals_keys)
                     done = await pipe.get(mark)
                     if done is not None:
                         await pipe.reset()
                         found = self.unpack(done, RatingsApplied, f"applied {match!r}")
                         return found or RatingsApplied(match=match), False
-                    values = await pipe.mget(keys) if keys else []
-                    now = {}
-                    for key, data in zip(keys, values, strict=True):
-                        entry = None if data is None else self.unpack(data, RatingEntry, key)
-                        if entry is not None:
-                            now[key[len(_PREFIX + "rating:") :]] = entry
-                    applied, new = compute(now)
+                    values = await pipe.mget(rating_keys + totals_keys) if idents else []
+                    ratings, totals = self._read_now(idents, values)
+                    write = compute(ratings, totals)
                     pipe.multi()
-                    pipe.set(mark, self._pack(applied))
-                    for ident, entry in new.items():
+                    pipe.set(mark, self._pack(write.mark))
+                    for ident, entry in write.ratings.items():
                         pipe.set(_rating_key(ident), self._pack(entry))
                         pipe.zadd(BOARD, {ident: entry.mu - 3 * entry.sigma})
+                    for ident, sums in write.totals.items():
+                        pipe.set(_totals_key(ident), self._pack(sums))
+                    listed = sorted(write.totals)
+                    histories = [_history_key(ident) for ident in listed]
+                    keys = [SEQUENCE, RESULTS, *histories]
+                    pipe.eval(_FILE_RESULT, len(keys), *keys, match)
+                    for ident in listed:
+                        if kept and ident in kept:
+                            pipe.zremrangebyrank(_history_key(ident), 0, -kept[ident] - 1)
                     await pipe.execute()
-                    return applied, True
+                    return write.mark, True
                 except WatchError:
                     continue
         raise StoreUnavailable(f"the ratings of match {match} kept changing under it")
+
+    def _read_now(
+        self, idents: Sequence[str], values: Sequence[bytes | None]
+    ) -> tuple[dict[str, RatingEntry], dict[str, TotalsEntry]]:
+        """The ratings and totals among ``values`` (read for ``idents``, in that order)."""
+        ratings: dict[str, RatingEntry] = {}
+        totals: dict[str, TotalsEntry] = {}
+        for ident, data in zip(idents, values[: len(idents)], strict=True):
+            rating = None if data is None else self.unpack(data, RatingEntry, f"rating {ident!r}")
+            if rating is not None:
+                ratings[ident] = rating
+        for ident, data in zip(idents, values[len(idents) :], strict=True):
+            sums = None if data is None else self.unpack(data, TotalsEntry, f"totals {ident!r}")
+            if sums is not None:
+                totals[ident] = sums
+        return ratings, totals
+
+    @_guarded
+    async def result(self, match: str) -> RatingsApplied | None:
+        """A match's mark, if its result was applied (and the mark is readable)."""
+        data = await self._redis.get(_applied_key(match))
+        return None if data is None else self._mark(match, data)
+
+    def _mark(self, match: str, data: bytes) -> RatingsApplied | None:
+        where = f"applied {match!r}"
+        mark = self.unpack(data, RatingsApplied, where)
+        if mark is not None and mark.match != match:
+            self._warn_once(where, data, f"it is match {mark.match!r}'s")
+            return None
+        return mark
+
+    async def _marks(
+        self, filed: Sequence[tuple[bytes, float]]
+    ) -> list[tuple[int, RatingsApplied]]:
+        """The marks of matches filed under these cursors, with their cursors
+        (unreadable ones, and those without a record, are left out)."""
+        matches = [match.decode(errors="replace") for match, _ in filed]
+        if not matches:
+            return []
+        values = await self._redis.mget([_applied_key(match) for match in matches])
+        found = []
+        for (_, cursor), match, data in zip(filed, matches, values, strict=True):
+            mark = None if data is None else self._mark(match, data)
+            if mark is not None and mark.record is not None:
+                found.append((int(cursor), mark))
+        return found
+
+    @_guarded
+    async def history(
+        self, ident: str, before: int | None, limit: int
+    ) -> list[tuple[int, RatingsApplied]]:
+        """The identity's finished matches, latest first, with cursors below ``before``."""
+        top = "+inf" if before is None else f"({before}"
+        filed = await self._redis.zrevrangebyscore(
+            _history_key(ident), top, "-inf", start=0, num=limit, withscores=True
+        )
+        return await self._marks(filed)
+
+    @_guarded
+    async def results(
+        self, offset: int, limit: int
+    ) -> tuple[list[tuple[int, RatingsApplied]], int]:
+        """A page of every applied result with a record, in the order applied,
+        and how many the page held (unreadable ones included: page on while
+        that is ``limit``)."""
+        filed = await self._redis.zrange(RESULTS, offset, offset + limit - 1, withscores=True)
+        return await self._marks(filed), len(filed)
+
+    @_guarded
+    async def whole_history(self, ident: str) -> list[tuple[int, RatingsApplied]]:
+        """Every match the identity's history lists, oldest first."""
+        filed = await self._redis.zrange(_history_key(ident), 0, -1, withscores=True)
+        found = []
+        for start in range(0, len(filed), 500):
+            found += await self._marks(filed[start : start + 500])
+        return found
+
+    @_guarded
+    async def totals(self, ident: str) -> TotalsEntry | None:
+        """The identity's totals, if it finished a match."""
+        data = await self._redis.get(_totals_key(ident))
+        return None if data is None else self.unpack(data, TotalsEntry, f"totals {ident!r}")
+
+    @_guarded
+    async def rewrite_results(self, marks: Iterable[RatingsApplied]) -> None:
+        """Write marks again, changed (a removed player's seats anonymised)."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            for mark in marks:
+                pipe.set(_applied_key(mark.match), self._pack(mark))
+            await pipe.execute()
 
     @_guarded
     async def board(self, offset: int, limit: int) -> tuple[list[tuple[str, RatingEntry]], int]:
@@ -487,11 +687,72 @@ class Store:
         return None if rank is None else int(rank) + 1
 
     @_guarded
-    async def reset_ratings(self) -> None:
-        """Every shared rating starts again (the applied marks stay: nothing counts twice)."""
-        async for key in self._redis.scan_iter(match=_PREFIX + "rating:*", count=1000):
-            await self._redis.delete(key)
-        await self._redis.delete(BOARD)
+    async def reset_ratings(self) -> int:
+        """Every shared rating starts again, at once (the applied marks, the
+        records and the totals stay: nothing counts twice, history keeps the
+        changes it shows); how many there were. A node applying a result
+        meanwhile reads the ratings again, so none is made of old ones."""
+        return int(await self._redis.eval(_RESET_RATINGS, 1, BOARD, _PREFIX + "rating:"))
+
+    # -- removed players ---------------------------------------------------------------------
+
+    @_guarded
+    async def remove_player(self, player: str, when: float) -> None:
+        """Take a player out of everything the nodes share: identity, tokens,
+        names, presence, link codes, rating, board place, history and totals;
+        and note the removal, for every node to apply to its file when it starts.
+        (Their seats in the records are the caller's to anonymise, first.)"""
+        name = player.encode()
+        tokens = [t async for t, p in self._redis.hscan_iter(TOKENS, count=1000) if p == name]
+        names = [k async for k, p in self._redis.hscan_iter(NAMES, count=1000) if p == name]
+        codes = [k async for k in self._redis.scan_iter(match=_PREFIX + "link:*", count=1000)]
+        holders = await self._redis.mget(codes) if codes else []
+        links = [code for code, holder in zip(codes, holders, strict=True) if holder == name]
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(PLAYERS, player)
+            if tokens:
+                pipe.hdel(TOKENS, *tokens)
+            if names:
+                pipe.hdel(NAMES, *names)
+            if links:
+                pipe.delete(*links)
+            pipe.hdel(ONLINE, player)
+            pipe.hdel(SINCE, player)
+            pipe.delete(_rating_key(player), _history_key(player), _totals_key(player))
+            pipe.zrem(BOARD, player)
+            pipe.hset(REMOVED, player, self._pack(Removal(player=player, removed=when)))
+            await pipe.execute()
+
+    @_guarded
+    async def removals(self) -> dict[str, Removal]:
+        """Every player the operator removed, by id."""
+        found = {}
+        for player, data in (await self._redis.hgetall(REMOVED)).items():
+            ident = player.decode(errors="replace")
+            removal = self.unpack(data, Removal, f"removal of {ident!r}")
+            if removal is not None and removal.player == ident:
+                found[ident] = removal
+        return found
+
+    # -- link-code guessing --------------------------------------------------------------------
+
+    def _link_keys(self, address: str) -> tuple[str, str]:
+        alias = self._sealer.pseudonym("address", address)
+        return _PREFIX + "linkfails:" + alias, _PREFIX + "linklock:" + alias
+
+    @_guarded
+    async def link_failed(self, address: str, tries: int, seconds: float) -> None:
+        """Count a wrong link code from ``address``, cluster-wide: at the
+        ``tries``-th in a row (each within ``seconds`` of the one before) the
+        address is locked out for ``seconds``."""
+        fails, lock = self._link_keys(address)
+        await self._redis.eval(_LINK_FAILED, 2, fails, lock, tries, max(1, round(seconds * 1000)))
+
+    @_guarded
+    async def link_locked(self, address: str) -> float:
+        """Seconds ``address`` may try no link code on any node (0: it may)."""
+        left = int(await self._redis.pttl(self._link_keys(address)[1]))
+        return left / 1000 if left > 0 else 0.0
 
     # -- presence ---------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Where ratings and applied results are kept: SQLite beside the matches
 (:class:`SqlLedger`), or memory for a server without storage
-(:class:`MemoryLedger`). The cluster keeps its ratings in Redis
-(:mod:`server.cluster.ratings`), its results here.
+(:class:`MemoryLedger`). A cluster keeps its ratings and history in Redis
+(:mod:`server.cluster.ratings`), and each node its own matches' results here too.
 
 A ledger is written by one owner only (:class:`~.book.RatingsBook`), one
 result at a time: it reads the ratings a result changes, computes them
@@ -57,12 +57,14 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Record:
     """A finished match as history and profiles list it: its result, which
-    seats counted, their changes, and its place in the order results were applied."""
+    seats counted, their changes, and its place in the order results were
+    applied; in a cluster, also the node that ran it (None: this server)."""
 
     cursor: int
     result: MatchResult
     counted: frozenset[int] = frozenset()
     changes: dict[int, Change] = field(default_factory=dict)
+    node: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,8 @@ async def test_two_nodes_finishing_matches_of_one_player_at_once_lose_no_update(
         for storage in storages:
             storage.open()
         ledgers = [
-            ClusterLedger(store, SqlLedger(s)) for store, s in zip(stores, storages, strict=True)
+            ClusterLedger(store, SqlLedger(s), f"n{i}")
+            for i, (store, s) in enumerate(zip(stores, storages, strict=True))
         ]
         try:
             results = [_result(f"m{i}", f"p{i}", won=i % 3 == 0) for i in range(40)]
@@ -70,7 +71,7 @@ async def test_two_nodes_finishing_matches_of_one_player_at_once_lose_no_update(
             # a match counts once, whichever node sees it again (a restart, another node)
             assert await ledgers[1].apply(results[0]) is None
             other = SqlLedger(storages[1])
-            assert await ClusterLedger(stores[1], other).apply(results[1]) is None
+            assert await ClusterLedger(stores[1], other, "n1").apply(results[1]) is None
             again = await ledgers[0].standing("p_shared")
             assert again is not None and again.matches == 40
             board, total = await ledgers[1].board(0, 50)
@@ -94,7 +95,8 @@ async def test_one_match_counts_once_when_two_nodes_apply_it_at_once(tmp_path: P
             storage.open()
         try:
             ledgers = [
-                ClusterLedger(st, SqlLedger(sg)) for st, sg in zip(stores, storages, strict=True)
+                ClusterLedger(st, SqlLedger(sg), f"n{i}")
+                for i, (st, sg) in enumerate(zip(stores, storages, strict=True))
             ]
             result = _result("m1", "p_bo", won=True)
             first, second = await asyncio.gather(*(ledger.apply(result) for ledger in ledgers))
