@@ -35,7 +35,14 @@ from .ratings.model import STRENGTH_OF
 from .storage import FILE_NAME, Storage, StorageError
 from .storage.database import LOCK_NAME
 
-__all__ = ["COMMANDS", "OperatorError", "main", "remove_from", "write_table"]
+__all__ = [
+    "COMMANDS",
+    "OperatorError",
+    "add_export_arguments",
+    "main",
+    "remove_from",
+    "write_table",
+]
 
 #: the first words that make ``tulips-server`` run these tools
 COMMANDS = ("ratings", "players")
@@ -67,6 +74,20 @@ class OperatorError(Exception):
     """What the operator asked cannot be done; the message says why."""
 
 
+def add_export_arguments(export: argparse.ArgumentParser, matches: str) -> None:
+    """``ratings export``'s options (``--what``, ``--format``, ``--out``), the same
+    for one server's file and a cluster's store; ``matches``: whose history."""
+    export.add_argument(
+        "--what",
+        dest="table",
+        choices=("ratings", "history"),
+        default="ratings",
+        help=f"the ratings, best first, or one line per seat of {matches} (default: ratings)",
+    )
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
+    export.add_argument("--out", type=Path, help="the file to write (default: standard output)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tulips-server",
@@ -85,16 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     ratings = what.add_parser("ratings", help="the ratings and the history of finished matches")
     ratings_do = ratings.add_subparsers(dest="do", required=True)
     export = ratings_do.add_parser("export", parents=[data], help="write them as CSV or JSON")
-    export.add_argument(
-        "--what",
-        dest="table",
-        choices=("ratings", "history"),
-        default="ratings",
-        help="the ratings, best first, or one line per seat of every finished match"
-        " (default: ratings)",
-    )
-    export.add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
-    export.add_argument("--out", type=Path, help="the file to write (default: standard output)")
+    add_export_arguments(export, "every finished match")
     reset = ratings_do.add_parser(
         "reset", parents=[data], help="start every rating again (history stays)"
     )

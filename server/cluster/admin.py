@@ -34,7 +34,7 @@ from pathlib import Path
 
 from protocol.version import add_version_flag
 
-from ..operator_tools import RATING_FIELDS, OperatorError, write_table
+from ..operator_tools import RATING_FIELDS, OperatorError, add_export_arguments, write_table
 from . import operations
 from .credentials import REDIS_PASSWORD_ENV, SecretFileError, take_env
 from .entries import DirectoryEntry
@@ -117,16 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     ratings = commands.add_parser("ratings", help="the shared ratings and history")
     ratings_do = ratings.add_subparsers(dest="do", required=True)
     export = ratings_do.add_parser("export", help="write them as CSV or JSON (nodes may run)")
-    export.add_argument(
-        "--what",
-        dest="table",
-        choices=("ratings", "history"),
-        default="ratings",
-        help="the ratings, best first, or one line per seat of every finished match of"
-        " every node (default: ratings)",
-    )
-    export.add_argument("--format", choices=("csv", "json"), default="csv", help="(default: csv)")
-    export.add_argument("--out", type=Path, help="the file to write (default: standard output)")
+    add_export_arguments(export, "every finished match of every node")
     reset = ratings_do.add_parser(
         "reset", help="start every shared rating again (history stays; nodes may run)"
     )

@@ -36,6 +36,17 @@ needs_redis = pytest.mark.skipif(
 _T = TypeVar("_T")
 
 
+def tulips_cluster(*args: str) -> subprocess.CompletedProcess[str]:
+    """``tulips-cluster ARGS``, as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "server.cluster.admin", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
 def key_file(directory: Path) -> Path:
     """The cluster key file of the nodes whose data directories are in
     ``directory`` (made now, readable by its owner only, if there is none)."""

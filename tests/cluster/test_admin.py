@@ -6,27 +6,14 @@ again on its data directory and joins with its match."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 
 import protocol as wire
 from client.sdk import Session
 
-from .helpers import ROOT, cluster, eventually, needs_redis
+from .helpers import cluster, eventually, needs_redis, tulips_cluster
 
 pytestmark = needs_redis
-
-
-def tulips_cluster(*args: str) -> subprocess.CompletedProcess[str]:
-    """``tulips-cluster ARGS``, as an operator runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "server.cluster.admin", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
 
 
 async def _listed(session: Session, match: str) -> wire.MatchSummary | None:

@@ -11,8 +11,6 @@ import io
 import json
 import random
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,20 +21,9 @@ from server.ratings.cards import REMOVED_NAME
 from server.storage import FILE_NAME
 
 from ..server.helpers import play_randomly
-from .helpers import ROOT, NodeProcess, cluster, eventually, needs_redis
+from .helpers import NodeProcess, cluster, eventually, needs_redis, tulips_cluster
 
 pytestmark = needs_redis
-
-
-def tulips_cluster(*args: str) -> subprocess.CompletedProcess[str]:
-    """``tulips-cluster ARGS``, as an operator runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "server.cluster.admin", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
 
 
 async def _play(session: Session, seed: int) -> str:
