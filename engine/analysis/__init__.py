@@ -19,7 +19,14 @@ and the bots import nothing from here.
 
 from __future__ import annotations
 
-from .evaluate import DEFAULT_DEALS, HINT_DEALS, analyse_decision, hint
+from .evaluate import (
+    DEFAULT_DEALS,
+    HINT_BUDGET_MS,
+    HINT_DEALS,
+    HINT_MIN_DEALS,
+    analyse_decision,
+    hint,
+)
 from .replay import analyse_match, analyse_seat
 from .report import (
     BLUNDER,
@@ -41,7 +48,9 @@ __all__ = [
     "BLUNDER",
     "COSTLIEST",
     "DEFAULT_DEALS",
+    "HINT_BUDGET_MS",
     "HINT_DEALS",
+    "HINT_MIN_DEALS",
     "INACCURACY",
     "MARKS",
     "MISTAKE",

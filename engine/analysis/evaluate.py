@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
 from ..actions import Action
 from ..bots.determinize import unseen_cards
@@ -43,7 +44,15 @@ from ..observation import Observation
 from .report import DecisionValues, OptionValue
 from .rollout import Outcome, Scorer, expect_out, opening_choice, place, play_out
 
-__all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision", "hint"]
+__all__ = [
+    "DEFAULT_DEALS",
+    "EXACT_SEQUENCES",
+    "HINT_BUDGET_MS",
+    "HINT_DEALS",
+    "HINT_MIN_DEALS",
+    "analyse_decision",
+    "hint",
+]
 
 #: Deals sampled per decision of a post-game analysis, when not enumerated: with
 #: 64 the noise of a loss (the standard deviation of the difference between two
@@ -51,12 +60,16 @@ __all__ = ["DEFAULT_DEALS", "EXACT_SEQUENCES", "HINT_DEALS", "analyse_decision",
 #: :data:`~engine.analysis.report.INACCURACY`, and a 4-player match's 60
 #: decisions take 16 to 18 CPU seconds (``python -m engine.lab.analysis``).
 DEFAULT_DEALS = 64
-#: Deals a hint samples: about the hard bot's thinking time per decision
-#: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`, 300 ms) at most, reached early
-#: in a 4-player match, when the most cards are left to play out; less later. The
-#: last turn is enumerated exactly whatever the deal count, in up to about half a
-#: second (``python -m engine.lab.analysis`` measures both).
+#: Deals a hint samples at most: about the hard bot's thinking time per decision
+#: early in a 4-player match, when the most cards are left to play out; less later
+#: (``python -m engine.lab.analysis`` measures it).
 HINT_DEALS = 24
+#: A hint's thinking time: the hard bot's per decision
+#: (:data:`engine.bots.search.DEFAULT_BUDGET_MS`). A hint stops sampling when it
+#: has passed, and enumerates the last turn exactly only if that fits in it.
+HINT_BUDGET_MS = 300.0
+#: Deals a hint samples however long they take (a slow machine still gets values).
+HINT_MIN_DEALS = 4
 #: The most distinct orders of the cards left to draw that a decision enumerates
 #: instead of sampling deals: any one card (of 12), so the last turn's two
 #: decisions; two cards would cost seconds at 2 players, whose removed cards
@@ -84,17 +97,59 @@ def analyse_decision(
         raise ValueError(f"seat {observation.viewer} has nothing to do now")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals must be a whole number of at least 1, got {deals!r}")
+    return _analyse(observation, deals, seed, None)
+
+
+def hint(
+    observation: Observation,
+    *,
+    seed: int | str = 0,
+    clock: Callable[[], float] | None = None,
+    budget_ms: float = HINT_BUDGET_MS,
+) -> DecisionValues:
+    """The values of the viewer's options now, for a player learning the game,
+    in the hard bot's thinking time: :func:`analyse_decision` with up to
+    :data:`HINT_DEALS` deals, stopping once ``budget_ms`` has passed by
+    ``clock`` (seconds, e.g. :func:`time.perf_counter`), after
+    :data:`HINT_MIN_DEALS` at least; the values say how many were dealt. The
+    last turn is exact when its enumeration fits in the budget, and sampled
+    otherwise. With no clock, exactly ``analyse_decision(observation,
+    deals=HINT_DEALS, seed=seed)`` (the engine reads no clock of its own)."""
+    if budget_ms <= 0:
+        raise ValueError(f"budget_ms must be positive, got {budget_ms!r}")
+    if clock is None or observation.viewer is None or not observation.legal_actions:
+        return analyse_decision(observation, deals=HINT_DEALS, seed=seed)
+    deadline = _Deadline(clock, clock() + budget_ms / 1000.0)
+    return _analyse(observation, HINT_DEALS, seed, deadline)
+
+
+class _Deadline:
+    """When a hint must be done, by its clock."""
+
+    def __init__(self, clock: Callable[[], float], at: float) -> None:
+        self.clock = clock
+        self.at = at
+
+    def late(self, start: float, done: int) -> bool:
+        """Whether the next of the options valued since ``start`` (``done`` so
+        far) would end past the deadline, at the pace of those done."""
+        now = self.clock()
+        return now >= self.at or (done > 0 and now + (now - start) / done > self.at)
+
+    def enough(self, dealt: int) -> bool:
+        """Whether sampling stops after ``dealt`` deals."""
+        return dealt >= HINT_MIN_DEALS and self.clock() >= self.at
+
+
+def _analyse(
+    observation: Observation, deals: int, seed: int | str, deadline: _Deadline | None
+) -> DecisionValues:
+    """The decision's values with at most ``deals`` deals, and by ``deadline``
+    (None: none) if it can."""
     rng = random.Random(f"engine.analysis:{seed}")
     if observation.phase is _OPENING:
-        return _opening(observation, deals, rng)
-    return _turn(observation, deals, rng)
-
-
-def hint(observation: Observation, *, seed: int | str = 0) -> DecisionValues:
-    """The values of the viewer's options now, for a player learning the game:
-    :func:`analyse_decision` with :data:`HINT_DEALS` deals, which costs about
-    what the hard bot thinks per decision."""
-    return analyse_decision(observation, deals=HINT_DEALS, seed=seed)
+        return _opening(observation, deals, rng, deadline)
+    return _turn(observation, deals, rng, deadline)
 
 
 def _values(
@@ -130,7 +185,9 @@ def _sequences(pool: list[int], length: int, limit: int) -> int:
     return count
 
 
-def _turn(observation: Observation, deals: int, rng: random.Random) -> DecisionValues:
+def _turn(
+    observation: Observation, deals: int, rng: random.Random, deadline: _Deadline | None
+) -> DecisionValues:
     """A turn's decision (R13–R16): the viewer has drawn a card and places it."""
     viewer, legal, drawn = observation.viewer, observation.legal_actions, observation.drawn
     assert viewer is not None and drawn is not None
@@ -143,16 +200,21 @@ def _turn(observation: Observation, deals: int, rng: random.Random) -> DecisionV
     choices = [(PLACEMENT[action.kind], action.to_seat) for action in legal]
     count = _sequences(pool, observation.deck_count, EXACT_SEQUENCES)
     if count <= EXACT_SEQUENCES:
-        sums = []
+        sums: list[Outcome] = []
+        start = deadline.clock() if deadline is not None else 0.0
         for how, to in choices:
+            if deadline is not None and deadline.late(start, len(sums)):
+                break  # it does not fit: sampled instead
             t = base.copy()
             seat, used = place(t, viewer, observation.used, card, how, to)
             sums.append(expect_out(t, pool[:], seat, used, scorer))
-        return DecisionValues(_values(legal, sums, 1.0), True, count)
+        else:
+            return DecisionValues(_values(legal, sums, 1.0), True, count)
     cards = [c for c in range(CARD_TYPES) for _ in range(pool[c])]
     totals: list[Outcome] = [(0.0, 0.0)] * len(legal)
     d = observation.deck_count
-    for _ in range(deals):
+    done = 0
+    while done < deals and not (deadline is not None and deadline.enough(done)):
         dealt = rng.sample(cards, d + unknown)
         deck, hidden = dealt[d - 1 :: -1] if d else [], dealt[d:]  # deck: the next card last
         tie_seed, reveal_seed = rng.getrandbits(64), rng.getrandbits(64)
@@ -163,10 +225,13 @@ def _turn(observation: Observation, deals: int, rng: random.Random) -> DecisionV
             points, share = scorer.sample(t, hidden, random.Random(reveal_seed), REVEALS)
             total = totals[i]
             totals[i] = (total[0] + points, total[1] + share)
-    return DecisionValues(_values(legal, totals, deals), False, deals)
+        done += 1
+    return DecisionValues(_values(legal, totals, done), False, done)
 
 
-def _opening(observation: Observation, deals: int, rng: random.Random) -> DecisionValues:
+def _opening(
+    observation: Observation, deals: int, rng: random.Random, deadline: _Deadline | None
+) -> DecisionValues:
     """The opening choice (R11): every seat keeps one dealt card and hides the
     other, all at once; the others' hands are dealt, and they choose as the
     medium bot would (whether they already chose or not: the viewer cannot
@@ -181,7 +246,8 @@ def _opening(observation: Observation, deals: int, rng: random.Random) -> Decisi
     secrets = [card_index(action.secret) for action in legal if action.secret is not None]
     scorer = Scorer(0)
     totals: list[Outcome] = [(0.0, 0.0)] * len(legal)
-    for _ in range(deals):
+    done = 0
+    while done < deals and not (deadline is not None and deadline.enough(done)):
         order = cards[:]
         rng.shuffle(order)
         choice_rng = random.Random(rng.getrandbits(64))
@@ -202,7 +268,8 @@ def _opening(observation: Observation, deals: int, rng: random.Random) -> Decisi
             points, share = scorer.sample(t, (), random.Random(reveal_seed), REVEALS)
             total = totals[i]
             totals[i] = (total[0] + points, total[1] + share)
-    return DecisionValues(_values(legal, totals, deals), False, deals)
+        done += 1
+    return DecisionValues(_values(legal, totals, done), False, done)
 
 
 def _open(t: Table, seat: int, kept: int, secret: int) -> None:

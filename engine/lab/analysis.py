@@ -6,8 +6,9 @@ Two measures, both on 4-player matches under the standard ruleset:
 * time: one match between an easy, a medium, a hard and a medium bot is
   analysed for all four seats, each decision timed in CPU seconds of this
   process (time.process_time, so other work on a shared machine does not
-  count); the total, the mean and slowest decision, and what a hint (a
-  decision with engine.analysis.HINT_DEALS deals) costs at most.
+  count); the total, the mean and slowest decision; and the slowest hint
+  (engine.analysis.hint at every decision, in wall-clock time, as its budget
+  is: the hard bot's thinking time).
 * strength: --matches matches between easy, medium and hard bots, every seat
   analysed; the mean loss per decision (expected points given up against the
   analysis's best option), the accuracy and the marks of each strength. Each
@@ -36,12 +37,14 @@ from dataclasses import dataclass, field
 
 from ..analysis import (
     DEFAULT_DEALS,
+    HINT_BUDGET_MS,
     HINT_DEALS,
     MARKS,
     DecisionAnalysis,
     Mark,
     analyse_decision,
     analyse_match,
+    hint,
 )
 from ..bots.policies import bot_policy
 from ..match import Match
@@ -82,8 +85,8 @@ class Timing:
 
     decisions: tuple[float, ...]  #: each decision of every seat, in the order analysed
     exact: tuple[float, ...]  #: those of the decisions whose values were enumerated exactly
-    hint_slowest: float  #: the slowest sampled decision analysed with a hint's deals
-    hint_deals: int
+    hint_slowest: float  #: the slowest hint, in wall-clock seconds (its budget is wall time)
+    hint_budget_ms: float
 
     @property
     def total(self) -> float:
@@ -92,12 +95,12 @@ class Timing:
 
 
 def time_match(
-    record: MatchRecord, deals: int, *, seed: int = 0, hint_deals: int = HINT_DEALS
+    record: MatchRecord, deals: int, *, seed: int = 0, hint_budget_ms: float = HINT_BUDGET_MS
 ) -> Timing:
     """Analyse every decision of every seat of ``record`` as
-    :func:`engine.analysis.analyse_seat` does, each one timed; and each with
-    ``hint_deals`` deals too (a hint's, :data:`~engine.analysis.HINT_DEALS`),
-    for the slowest hint."""
+    :func:`engine.analysis.analyse_seat` does, each one timed; and ask a hint
+    (:func:`engine.analysis.hint`, with ``hint_budget_ms``) at each, for the
+    slowest hint."""
     match = Match.new(record.players, record.seed, record.ruleset, record.first_seat)
     clock = time.process_time
     spent: list[float] = []
@@ -110,12 +113,16 @@ def time_match(
         spent.append(clock() - start)
         if values.exact:  # the same enumeration whatever the deal count
             exact.append(spent[-1])
-        else:
-            start = clock()
-            analyse_decision(observation, deals=hint_deals, seed=f"{seed}:{index}")
-            hint_slowest = max(hint_slowest, clock() - start)
+        start = time.perf_counter()
+        hint(
+            observation,
+            seed=f"{seed}:{index}",
+            clock=time.perf_counter,
+            budget_ms=hint_budget_ms,
+        )
+        hint_slowest = max(hint_slowest, time.perf_counter() - start)
         match.apply(seat, action)
-    return Timing(tuple(spent), tuple(exact), hint_slowest, hint_deals)
+    return Timing(tuple(spent), tuple(exact), hint_slowest, hint_budget_ms)
 
 
 @dataclass(slots=True)
@@ -257,8 +264,8 @@ def format_timing(timing: Timing, deals: int) -> str:
         f"  {timing.total:.1f} CPU s in all; per decision {1000 * timing.total / len(spent):.0f}"
         f" ms on average, {1000 * max(spent):.0f} ms at most\n"
         f"  the last turn enumerated exactly: {len(timing.exact)} decisions{exact}\n"
-        f"  a hint ({timing.hint_deals} deals) elsewhere:"
-        f" {1000 * timing.hint_slowest:.0f} ms at most"
+        f"  a hint (up to {HINT_DEALS} deals in {timing.hint_budget_ms:.0f} ms):"
+        f" {1000 * timing.hint_slowest:.0f} ms at most, wall clock"
     )
 
 

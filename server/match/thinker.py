@@ -82,7 +82,8 @@ class Thinker:
         self.hints += 1
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, functools.partial(hint, observation, seed=seed))
+            work = functools.partial(hint, observation, seed=seed, clock=time.perf_counter)
+            return await loop.run_in_executor(pool, work)
         except BrokenProcessPool:
             self._broken(pool)
             raise HintRefused("the server's workers stopped; try again later") from None

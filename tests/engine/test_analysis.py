@@ -33,7 +33,9 @@ from engine import (
 from engine.analysis import (
     BLUNDER,
     COSTLIEST,
+    HINT_BUDGET_MS,
     HINT_DEALS,
+    HINT_MIN_DEALS,
     INACCURACY,
     MISTAKE,
     AnalysisDataError,
@@ -51,6 +53,7 @@ from engine.analysis import (
 from engine.analysis.reveal import reveal_rankings
 from engine.bots.inference import medium_choices
 from engine.bots.policies import medium_policy
+from engine.bots.search import DEFAULT_BUDGET_MS
 from engine.bots.table import ADD_FACE_UP, ADD_SECRET, GIVE, KEEP, Table, card_index
 from engine.lab.analysis import STRENGTHS, format_timing, seating, time_match
 from engine.lab.analysis import main as lab_main
@@ -470,6 +473,42 @@ def test_hint_is_the_analysis_with_the_hint_deals() -> None:
     assert [o.action for o in given.options] == list(observation.legal_actions)
 
 
+def test_a_hint_thinks_no_longer_than_the_hard_bot() -> None:
+    """Issue 32: a hint's thinking time is the hard bot's budget, by the clock
+    it is given (here a fake one). Out of time, it stops after HINT_MIN_DEALS
+    deals, valued as those deals value them; on the last turn (R18) it samples
+    instead of enumerating what does not fit. With time to spare, or no clock,
+    it is the analysis with HINT_DEALS deals."""
+    assert HINT_BUDGET_MS == DEFAULT_BUDGET_MS
+    ticks = itertools.count()
+
+    def late() -> float:  # a second passes at every look
+        return float(next(ticks))
+
+    def still() -> float:
+        return 0.0
+
+    match = Match.new(4, 12)
+    play_until(match, random.Random(12), lambda m: m.phase is Phase.TURN)
+    observation = observe(match, match.to_act[0])
+    hurried = hint(observation, seed=6, clock=late)
+    assert hurried == analyse_decision(observation, deals=HINT_MIN_DEALS, seed=6)
+    assert hint(observation, seed=6, clock=still) == hint(observation, seed=6)
+    seen = observe(Match.new(3, 5), 0)  # the opening (R11)
+    assert hint(seen, seed=1, clock=late).deals == HINT_MIN_DEALS
+    assert hint(seen, seed=1, clock=still).deals == HINT_DEALS
+
+    last = Match.new(2, 4)
+    play_until(last, random.Random(4), last_turn)
+    at_the_end = observe(last, last.to_act[0])
+    sampled = hint(at_the_end, seed=3, clock=late)
+    assert not sampled.exact and sampled.deals == HINT_MIN_DEALS
+    assert hint(at_the_end, seed=3, clock=still).exact
+    assert hint(at_the_end, seed=3).exact
+    with pytest.raises(ValueError, match="budget_ms must be positive"):
+        hint(at_the_end, clock=still, budget_ms=0)
+
+
 def test_analysis_refuses_what_it_cannot_do() -> None:
     """A spectator, a seat with nothing to do, a bad deal count, a seat the
     match does not have: each refused with a clear error."""
@@ -503,7 +542,7 @@ def test_lab_seats_every_strength_against_the_others() -> None:
 def test_lab_times_every_decision_of_a_match() -> None:
     """The timing analyses every decision of every seat, the last turn's exactly."""
     record = medium_record(2, 3)
-    timing = time_match(record, 1, hint_deals=1)
+    timing = time_match(record, 1, hint_budget_ms=1e-6)
     assert len(timing.decisions) == len(record.actions)
     assert len(timing.exact) == 2
     assert timing.total > 0 and timing.hint_slowest > 0
