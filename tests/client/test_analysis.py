@@ -259,6 +259,29 @@ async def test_learning_asks_again_then_shows_the_verdict_and_steps_to_the_end()
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="back to the viewer")
 
 
+async def test_learning_from_another_seat_does_not_show_our_secret_cards_as_its_own() -> None:
+    """R25, R27: in a finished open-box match one may learn from another
+    seat's analysis; the table is then shown without the cards we hid (they
+    were ours, not that seat's), which our own lessons show."""
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    app, session = scripted(fakes.ending(), replay=own, analyse=fakes.analysed())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, session)
+        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, LearnScreen), what="learning")
+        await pilot.pause()
+        assert "Your secret cards: ♥3" in screen_text(app)
+        mine = app.screen
+        assert isinstance(mine, LearnScreen)
+        theirs = msgspec.structs.replace(fakes.analysis_report(fakes.MATCH), seat=1)
+        await app.push_screen(LearnScreen(mine.replay, Analysis(theirs), you=False))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Your secret cards" not in text
+        assert "1 of 2 · Turn 1 · Bot 2 drew ♥3" in text  # the lesson is the other seat's
+
+
 async def test_a_refused_analysis_is_said_in_the_panel() -> None:
     """not_your_seat from the server: the panel says whose analyses can be shown."""
     refusal = wire.Error(code="not_your_seat", message="not yours")

@@ -11,6 +11,8 @@ viewer is left at the last one looked at."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -103,7 +105,10 @@ class LearnScreen(Screen[None]):
             return
         self.replay.go(decision.seq)
         view = self.replay.table()
-        self.query_one(FestivalPanel).view = view.festival
+        festival = view.festival
+        if festival is not None and not self.you:  # another seat's lesson: not its cards
+            festival = dataclasses.replace(festival, my_secret=(), mine_revealed=(), spectator=True)
+        self.query_one(FestivalPanel).view = festival
         self.query_one(PlayersPanel).rows = view.players
         question.update(self._question(decision))
         options.display = True
