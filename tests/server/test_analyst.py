@@ -18,6 +18,8 @@ work the test finishes by hand: no worker, no socket, no sleep.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections import deque
 
 import pytest
@@ -27,7 +29,7 @@ from engine import DEFAULT_RULESET, Match, Observation
 from engine.analysis import DecisionValues, OptionValue
 from engine.record import MatchRecord
 from server.analyses.moments import Moment, seat_moments
-from server.analyses.service import Analyst, analysis_seed
+from server.analyses.service import NICENESS, Analyst, PoolBackend, analysis_seed
 from server.analyses.store import MemoryAnalyses
 
 
@@ -229,3 +231,16 @@ async def test_closing_drops_the_queue_and_stops_the_backend() -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
     assert backend.closed
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
+async def test_the_workers_compute_only_on_cpu_time_nothing_else_wants() -> None:
+    """A real analysis worker process runs at SCHED_IDLE and nice 10, so the
+    server's matches are never kept waiting for the CPU by an analysis."""
+    backend = PoolBackend(1)
+    try:
+        niceness, policy = await asyncio.wait_for(backend.priority(), 60)
+    finally:
+        backend.close()
+    assert policy == os.SCHED_IDLE
+    assert niceness >= min(19, os.nice(0) + NICENESS)
