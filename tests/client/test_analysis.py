@@ -221,18 +221,29 @@ async def test_the_progress_shows_then_n_p_and_digits_jump_between_marked_decisi
         assert replay.position == analysis.costliest[1].seq == 10
 
 
+def _learning_app() -> TulipsApp:
+    """Ada's match to its final scores, her replay and analysis at hand."""
+    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
+    app, _ = scripted(fakes.ending(), replay=own, analyse=fakes.analysed())
+    return app
+
+
+async def _learn_from_the_scores(pilot: Pilot[Any], app: TulipsApp) -> LearnScreen:
+    """From the final scores, m: learning from Ada's mistakes."""
+    await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
+    await pilot.press("m")
+    await until(pilot, lambda: isinstance(app.screen, LearnScreen), what="learning")
+    learn = app.screen
+    assert isinstance(learn, LearnScreen)
+    return learn
+
+
 async def test_learning_asks_again_then_shows_the_verdict_and_steps_to_the_end() -> None:
     """m: the costliest decision first, at its table, its options without
     values; a choice shows the verdict with every value; n the next; then done."""
-    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
-    app, session = scripted(fakes.ending(), replay=own, analyse=fakes.analysed())
+    app = _learning_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, session)
-        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, LearnScreen), what="learning")
-        learn = app.screen
-        assert isinstance(learn, LearnScreen)
+        learn = await _learn_from_the_scores(pilot, app)
         assert [d.seq for d in learn.lessons] == [12, 10]  # the blunder, then the mistake
         text = screen_text(app)
         assert "1 of 2 · Turn 1 · you drew ♥3" in text and "In the match: ?? blunder" in text
@@ -263,17 +274,11 @@ async def test_learning_from_another_seat_does_not_show_our_secret_cards_as_its_
     """R25, R27: in a finished open-box match one may learn from another
     seat's analysis; the table is then shown without the cards we hid (they
     were ours, not that seat's), which our own lessons show."""
-    own = fakes.replay_pages(fakes.short_match_as_ada(), fakes.MATCH, seat=0)
-    app, session = scripted(fakes.ending(), replay=own, analyse=fakes.analysed())
+    app = _learning_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, session)
-        await until(pilot, lambda: isinstance(app.screen, FinalScreen), what="the scores")
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, LearnScreen), what="learning")
+        mine = await _learn_from_the_scores(pilot, app)
         await pilot.pause()
         assert "Your secret cards: ♥3" in screen_text(app)
-        mine = app.screen
-        assert isinstance(mine, LearnScreen)
         theirs = msgspec.structs.replace(fakes.analysis_report(fakes.MATCH), seat=1)
         await app.push_screen(LearnScreen(mine.replay, Analysis(theirs), you=False))
         await pilot.pause()
