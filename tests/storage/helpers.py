@@ -49,7 +49,7 @@ from server.app import TulipsServer
 from server.config import ServerConfig
 from server.lobby import Lobby
 from server.match import views
-from server.storage import FILE_NAME, Storage
+from server.storage import _MIGRATIONS, APPLICATION_ID, FILE_NAME, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -63,6 +63,20 @@ ACTIONS_IN_A_4_SEAT_MATCH = 60
 def digest(path: Path) -> str:
     """SHA-256 of a file's bytes."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def file_at_version(data_dir: Path, version: int) -> sqlite3.Connection:
+    """A new database file in ``data_dir`` as schema ``version`` made it (the
+    migrations up to it, nothing after), opened for the test to fill; the
+    caller commits and closes it."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(data_dir / FILE_NAME)
+    scripts = "\n".join(_MIGRATIONS[v] for v in range(1, version + 1))
+    db.executescript(
+        f"BEGIN;\n{scripts}\nPRAGMA application_id = {APPLICATION_ID};\n"
+        f"PRAGMA user_version = {version};\nCOMMIT;"
+    )
+    return db
 
 
 def tree(directory: Path) -> dict[str, str]:

@@ -11,19 +11,13 @@ import time
 from pathlib import Path
 
 from client.sdk import connect
-from server.storage import _MIGRATIONS, APPLICATION_ID, FILE_NAME, SCHEMA_VERSION
+from server.storage import FILE_NAME, SCHEMA_VERSION
 
-from .helpers import in_process
+from .helpers import file_at_version, in_process
 
 
 def _version_5_file(data_dir: Path) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with contextlib.closing(sqlite3.connect(data_dir / FILE_NAME)) as db:
-        scripts = "\n".join(_MIGRATIONS[version] for version in range(1, 6))
-        db.executescript(
-            f"BEGIN;\n{scripts}\nPRAGMA application_id = {APPLICATION_ID};\n"
-            "PRAGMA user_version = 5;\nCOMMIT;"
-        )
+    with contextlib.closing(file_at_version(data_dir, 5)) as db:
         db.executemany(
             "INSERT INTO players (id, name, token_hash, created) VALUES (?, ?, ?, ?)",
             [("p1", "Anna", "h1", time.time()), ("p2", "ANNA ", "h2", time.time())],
