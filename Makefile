@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play learn test slow lint typecheck contracts unit bench clean
+.PHONY: play learn test slow budget lint typecheck contracts unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ unit: $(STAMP)
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m "slow and not alone" -n auto --dist worksteal --durations=15
 	$(BIN)/python -m pytest -q -m "slow and alone"
+
+# The deterministic budget (server/lab/budget.py): instructions, frames and bytes per
+# action and memory per player, against the figures recorded in server/lab/budget.json;
+# fails on a regression beyond the record's tolerance. Needs valgrind (CI installs it).
+budget: $(STAMP)
+	$(BIN)/python -m server.lab.budget --check
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.lab.bench

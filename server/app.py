@@ -52,7 +52,7 @@ from .peer import Flusher, Peer, TulipsConnection, address_key, client_address
 from .ratelimit import KeyedBuckets, Pacer
 from .storage import Storage
 
-__all__ = ["TulipsServer", "memory_bytes", "release_memory"]
+__all__ = ["RELEASE_AFTER", "TulipsServer", "memory_bytes", "release_memory"]
 
 log = logging.getLogger("server")
 
@@ -85,6 +85,8 @@ _MALLOC_TRIM = _find_malloc_trim()
 _HOUSEKEEPING_SECONDS = 3600.0
 
 
+#: Seconds after a connection ends that the server gives its memory back (once a wave).
+RELEASE_AFTER = 5.0
 #: Connections that end between two collections of the young generations.
 _COLLECT_AFTER_DEPARTURES = 16
 
@@ -459,7 +461,9 @@ class TulipsServer:
                 self._departed = 0
                 gc.collect(1)
             if self._release is None:
-                self._release = asyncio.get_running_loop().call_later(5.0, self._release_memory)
+                self._release = asyncio.get_running_loop().call_later(
+                    RELEASE_AFTER, self._release_memory
+                )
 
     def _release_memory(self) -> None:
         """A while after clients left (once for a whole wave): what they sent and

@@ -78,6 +78,11 @@ _FORGET_PAGE = 2000
 _NAME_CLAIMS = 5
 
 
+def _secret_seed() -> int:
+    """A deal seed nobody can guess (R26)."""
+    return secrets.randbits(63)
+
+
 class Lobby:
     """Every player, connection and match of one server."""
 
@@ -96,6 +101,9 @@ class Lobby:
         cluster node's id that every match's summary names."""
         self.config = config
         self.storage = storage
+        #: where each match's deal seed comes from: a secret one (R26); the lab's
+        #: fixed-script benchmark (server/lab/budget.py) deals from a known sequence
+        self.new_seed: Callable[[], int] = _secret_seed
         self.thinker = Thinker(config.bot_think_ms)
         #: the one owner of post-game analyses (computed in workers of their own)
         self.analyst = Analyst(
@@ -945,7 +953,7 @@ class Lobby:
         """The host deals the match, from a seed drawn now."""
         actor = self._actor_of(peer)
         # a tutorial deals its fixed deal; every other match a secret seed (R26)
-        seed = TUTORIAL_SEED if actor.info.settings.tutorial else secrets.randbits(63)
+        seed = TUTORIAL_SEED if actor.info.settings.tutorial else self.new_seed()
         salt = new_salt() if actor.info.settings.open_box else None  # R27: for the commitment
         start = commands.Start(
             peer.id, self._person(peer), seed, salt, message.id, message.without_absent
