@@ -152,7 +152,7 @@ class Reconnected:
     """Not from the wire: the session is back, with the same identity."""
 
 
-SessionEvent = wire.ServerMessage | ConnectionLost | Reconnected
+SessionEvent = wire.BatchedMessage | ConnectionLost | Reconnected
 
 
 class Session:
@@ -235,7 +235,14 @@ class Session:
                 await asyncio.shield(connection.close())
                 raise
         link = self.link if self.token is None else None
-        hello = wire.Hello(client=self.client, name=self.name, token=self.token, link=link, id=0)
+        hello = wire.Hello(
+            client=self.client,
+            name=self.name,
+            token=self.token,
+            link=link,
+            id=0,
+            features=("batch",),  # what one action causes for us comes as one frame
+        )
         try:
             await connection.send(wire.encode(hello))
             frame = await asyncio.wait_for(connection.recv(), self.open_timeout)
@@ -358,24 +365,13 @@ class Session:
         try:
             async for frame in connection:
                 try:
-                    message = wire.decode_server_message(_as_bytes(frame))
+                    messages = wire.decode_server_messages(_as_bytes(frame))
                 except wire.ProtocolError as exc:
                     log.warning("ignoring a frame we cannot read: %s", exc)
                     continue
-                if isinstance(message, wire.Unknown):
-                    continue  # PROTOCOL.md: ignore message types we do not know
-                if message.id is None and _redirect_url(message):
-                    if self._follow_unasked(message):
+                for message in messages:  # a batch's, in order, as if one by one
+                    if not self._take(message):
                         return  # this connection is being left for the seat's node
-                    continue
-                request_id = message.id
-                if isinstance(message, wire.AnalysisProgress):
-                    self._heard_progress(message)  # a notice on the way, not the answer
-                elif isinstance(request_id, int) and request_id in self._pending:
-                    future = self._pending.pop(request_id)
-                    if not future.done():
-                        future.set_result(message)
-                self._inbox.put_nowait(message)
         except ConnectionClosed:
             pass
         reason = f"{connection.close_code} {connection.close_reason or ''}".strip()
@@ -389,6 +385,23 @@ class Session:
             return
         self._inbox.put_nowait(ConnectionLost(reason))
         self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+
+    def _take(self, message: wire.BatchedMessage | wire.Unknown) -> bool:
+        """Hand one message from the server on; False once the connection is
+        being left for the node that holds the seat."""
+        if isinstance(message, wire.Unknown):
+            return True  # PROTOCOL.md: ignore message types we do not know
+        if message.id is None and _redirect_url(message):
+            return not self._follow_unasked(message)
+        request_id = message.id
+        if isinstance(message, wire.AnalysisProgress):
+            self._heard_progress(message)  # a notice on the way, not the answer
+        elif isinstance(request_id, int) and request_id in self._pending:
+            future = self._pending.pop(request_id)
+            if not future.done():
+                future.set_result(message)
+        self._inbox.put_nowait(message)
+        return True
 
     async def _reconnect(self) -> None:
         delay = 0.2
@@ -549,7 +562,7 @@ class Session:
             return f"{url} has no certificate to check against the pinned {self.fingerprint}"
         return None
 
-    def _follow_unasked(self, message: wire.ServerMessage) -> bool:
+    def _follow_unasked(self, message: wire.BatchedMessage) -> bool:
         """An unasked ``elsewhere`` after welcome: the seat being resumed is on
         another node. True if the session now moves there."""
         url = _redirect_url(message)

@@ -24,32 +24,33 @@ async def play(url: str, name: str) -> None:
             next_id += 1
             await ws.send(msgpack.packb({"v": 1, "type": type_, "id": next_id, **fields}))
 
-        await send("hello", client="plain-client/1", name=name)
+        await send("hello", client="plain-client/1", name=name, features=["batch"])
         async for frame in ws:
-            msg = msgpack.unpackb(frame)
-            kind = msg.get("type")  # ignore types we do not know
-            if kind == "error" and msg["code"] == "decision_taken":
-                continue  # our act came too late; the newer prompt is already here
-            elif kind == "error":
-                sys.exit(f"error {msg['code']}: {msg['message']}")
-            elif kind == "welcome":
-                print(f"connected to {msg['server']} as {msg['name']}")
-                bots = [{"seat": 1, "strength": "easy"}, {"seat": 2, "strength": "easy"}]
-                await send("create_match", name=f"{name} vs bots", seats=3, bots=bots)
-            elif kind == "joined":
-                await send("start")
-            elif kind == "prompt":
-                actions, points = msg["actions"], msg.get("points") or []
-                if len(points) != len(actions):  # older servers send no points
-                    points = [0] * len(actions)
-                best = [a for a, p in zip(actions, points, strict=True) if p == max(points)]
-                await send("act", action=random.choice(best), seq=msg["seq"])
-            elif kind == "event" and msg["event"]["kind"] == "match_ended":
-                scoring = msg["event"]["scoring"]
-                for player in scoring["players"]:
-                    print(f"seat {player['seat']}: {player['total']} points")
-                print(f"winners: {scoring['winners']} (by {scoring['decided_by']})")
-                return
+            first = msgpack.unpackb(frame)  # a batch: what one action caused, in order
+            for msg in first["messages"] if first.get("type") == "batch" else [first]:
+                kind = msg.get("type")  # ignore types we do not know
+                if kind == "error" and msg["code"] == "decision_taken":
+                    continue  # our act came too late; the newer prompt is already here
+                elif kind == "error":
+                    sys.exit(f"error {msg['code']}: {msg['message']}")
+                elif kind == "welcome":
+                    print(f"connected to {msg['server']} as {msg['name']}")
+                    bots = [{"seat": 1, "strength": "easy"}, {"seat": 2, "strength": "easy"}]
+                    await send("create_match", name=f"{name} vs bots", seats=3, bots=bots)
+                elif kind == "joined":
+                    await send("start")
+                elif kind == "prompt":
+                    actions, points = msg["actions"], msg.get("points") or []
+                    if len(points) != len(actions):  # older servers send no points
+                        points = [0] * len(actions)
+                    best = [a for a, p in zip(actions, points, strict=True) if p == max(points)]
+                    await send("act", action=random.choice(best), seq=msg["seq"])
+                elif kind == "event" and msg["event"]["kind"] == "match_ended":
+                    scoring = msg["event"]["scoring"]
+                    for player in scoring["players"]:
+                        print(f"seat {player['seat']}: {player['total']} points")
+                    print(f"winners: {scoring['winners']} (by {scoring['decided_by']})")
+                    return
 
 
 if __name__ == "__main__":

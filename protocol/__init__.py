@@ -16,7 +16,16 @@ This package imports nothing else of the project's (see ARCHITECTURE.md).
 from __future__ import annotations
 
 from .cards import CardParts, card_colour, card_parts, card_value
-from .codec import Unknown, decode_client_message, decode_server_message, encode, negotiate_version
+from .codec import (
+    Unknown,
+    batch_frames,
+    decode_client_message,
+    decode_server_message,
+    decode_server_messages,
+    encode,
+    negotiate_features,
+    negotiate_version,
+)
 from .errors import (
     CLOSE_CODE_DOCS,
     ERROR_CODE_DOCS,
@@ -26,9 +35,10 @@ from .errors import (
     close_code_for,
     error_message_for,
 )
-from .limits import MAX_FRAME_BYTES
+from .limits import MAX_BATCH_MESSAGES, MAX_FRAME_BYTES
 from .messages import (
     CLIENT_MESSAGES,
+    FEATURES,
     PROTOCOL_VERSION,
     SERVER_MESSAGES,
     SUPPORTED_VERSIONS,
@@ -37,6 +47,8 @@ from .messages import (
     Analyse,
     AnalysisProgress,
     AnalysisReport,
+    Batch,
+    BatchedMessage,
     Chat,
     ChatLine,
     ClientMessage,
@@ -145,6 +157,8 @@ __all__ = [
     "CLOSE_CODE_DOCS",
     "COLOURS",
     "ERROR_CODE_DOCS",
+    "FEATURES",
+    "MAX_BATCH_MESSAGES",
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGES",
@@ -158,6 +172,8 @@ __all__ = [
     "Analyse",
     "AnalysisProgress",
     "AnalysisReport",
+    "Batch",
+    "BatchedMessage",
     "BotSeat",
     "Card",
     "CardAddedFaceUp",
@@ -255,13 +271,16 @@ __all__ = [
     "Unknown",
     "Watch",
     "Welcome",
+    "batch_frames",
     "card_colour",
     "card_parts",
     "card_value",
     "close_code_for",
     "decode_client_message",
     "decode_server_message",
+    "decode_server_messages",
     "encode",
     "error_message_for",
+    "negotiate_features",
     "negotiate_version",
 ]

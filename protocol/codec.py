@@ -38,11 +38,14 @@ from typing import Final, cast
 import msgspec
 
 from .errors import ErrorCode, ProtocolError
-from .limits import MAX_ERROR_LENGTH, MAX_FRAME_BYTES
+from .limits import MAX_BATCH_MESSAGES, MAX_ERROR_LENGTH, MAX_FRAME_BYTES
 from .messages import (
     CLIENT_MESSAGES,
+    FEATURES,
     SERVER_MESSAGES,
     SUPPORTED_VERSIONS,
+    Batch,
+    BatchedMessage,
     ClientMessage,
     Event,
     Hello,
@@ -53,9 +56,12 @@ from .types import EVENT_TYPES, ID_PATTERN, PRINTABLE_PATTERN, RequestId
 
 __all__ = [
     "Unknown",
+    "batch_frames",
     "decode_client_message",
     "decode_server_message",
+    "decode_server_messages",
     "encode",
+    "negotiate_features",
     "negotiate_version",
 ]
 
@@ -89,6 +95,12 @@ class _Probe(msgspec.Struct, frozen=True):
     id: msgspec.Raw = msgspec.Raw()
 
 
+class _RawBatch(msgspec.Struct, frozen=True):
+    """A ``batch`` read to its messages, each left as its bytes."""
+
+    messages: tuple[msgspec.Raw, ...]
+
+
 class _Kind(msgspec.Struct, frozen=True):
     kind: str | None = None
 
@@ -112,6 +124,9 @@ _CLIENT: Final[Mapping[str, msgspec.msgpack.Decoder[Message]]] = {
 _SERVER: Final[Mapping[str, msgspec.msgpack.Decoder[Message]]] = {
     tag: msgspec.msgpack.Decoder(cls) for tag, cls in SERVER_MESSAGES.items()
 }
+_RAW_BATCH: Final = msgspec.msgpack.Decoder(_RawBatch)
+_BATCH_TAG: Final = "batch"
+assert Batch.__struct_config__.tag == _BATCH_TAG
 _MAX_ECHO = 40  # characters of a bad value quoted back in an error message
 
 
@@ -129,6 +144,42 @@ def encode(message: Message) -> bytes:
             f"more than {MAX_FRAME_BYTES}",
         )
     return data
+
+
+def _batch_head(count: int) -> bytes:
+    """The bytes of a ``batch`` map up to its messages' array, for ``count`` of them."""
+    empty = _ENCODER.encode(Batch(messages=()))
+    assert empty[-1:] == b"\x90", "msgspec writes the messages last, as an empty fixarray"
+    if count < 16:
+        return empty[:-1] + bytes((0x90 | count,))
+    return empty[:-1] + b"\xdc" + count.to_bytes(2, "big")
+
+
+_BATCH_HEADS: Final = tuple(_batch_head(count) for count in range(MAX_BATCH_MESSAGES + 1))
+
+
+def batch_frames(frames: Sequence[bytes]) -> list[bytes]:
+    """``frames`` (each an encoded server message, none a batch) as few frames as
+    they fit in: a ``batch`` of two or more, or a frame alone as it is.
+
+    A batch is made of the frames' own bytes, so a message encoded once for
+    an audience is not encoded again per receiver; each batch holds at most
+    :data:`~protocol.limits.MAX_BATCH_MESSAGES` messages and
+    :data:`~protocol.limits.MAX_FRAME_BYTES` bytes.
+    """
+    out: list[bytes] = []
+    run: list[bytes] = []
+    size = 0
+    limit = MAX_FRAME_BYTES - len(_BATCH_HEADS[-1])
+    for frame in frames:
+        if run and (len(run) == MAX_BATCH_MESSAGES or size + len(frame) > limit):
+            out.append(_BATCH_HEADS[len(run)] + b"".join(run) if len(run) > 1 else run[0])
+            run, size = [], 0
+        run.append(frame)
+        size += len(frame)
+    if run:
+        out.append(_BATCH_HEADS[len(run)] + b"".join(run) if len(run) > 1 else run[0])
+    return out
 
 
 def decode_client_message(data: Frame) -> ClientMessage:
@@ -164,6 +215,9 @@ def decode_server_message(data: Frame) -> ServerMessage | Unknown:
     buffer, envelope = _open(data)
     if envelope.v not in SUPPORTED_VERSIONS:
         raise _unsupported((envelope.v,), envelope.id)
+    if envelope.type == _BATCH_TAG:
+        inner = [m for m in _batch(buffer) if not isinstance(m, Unknown)]
+        return Batch(id=envelope.id, messages=tuple(inner))
     decoder = _SERVER.get(envelope.type)
     if decoder is None:
         return Unknown(type=envelope.type, id=envelope.id)
@@ -174,6 +228,56 @@ def decode_server_message(data: Frame) -> ServerMessage | Unknown:
         if kind is not None and kind not in _EVENT_KINDS:
             return Unknown(type=envelope.type, id=envelope.id, kind=kind)
         raise
+
+
+def decode_server_messages(data: Frame) -> list[BatchedMessage | Unknown]:
+    """The messages of a frame a server sent, in order: a ``batch``'s messages,
+    or the frame's one message (see :func:`decode_server_message`)."""
+    buffer, envelope = _open(data)
+    if envelope.type == _BATCH_TAG and envelope.v in SUPPORTED_VERSIONS:
+        return _batch(buffer)
+    message = decode_server_message(buffer)
+    assert not isinstance(message, Batch)  # a batch of an unknown version is refused above
+    return [message]
+
+
+def _batch(buffer: _Bytes) -> list[BatchedMessage | Unknown]:
+    """A ``batch``'s messages, each decoded as a frame of its own (a batch in a
+    batch is ``bad_message``)."""
+    try:
+        raw = _RAW_BATCH.decode(buffer)
+    except msgspec.ValidationError as exc:
+        raise _schema_error(_BATCH_TAG, str(exc), None) from None
+    except (msgspec.DecodeError, RecursionError):  # pragma: no cover - _open read it whole
+        raise ProtocolError(ErrorCode.BAD_FRAME, "not a MessagePack map") from None
+    if not 2 <= len(raw.messages) <= MAX_BATCH_MESSAGES:
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"a batch holds 2 to {MAX_BATCH_MESSAGES} messages, not {len(raw.messages)}",
+            path="batch.messages",
+        )
+    messages: list[BatchedMessage | Unknown] = []
+    for index, one in enumerate(raw.messages):
+        try:
+            message = decode_server_message(memoryview(one))
+        except ProtocolError as exc:
+            path = f"batch.messages[{index}]" + (f".{exc.path}" if exc.path else "")
+            raise ProtocolError(exc.code, exc.message, path=path) from None
+        if isinstance(message, Batch):
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                "a batch inside a batch",
+                path=f"batch.messages[{index}]",
+            )
+        messages.append(message)
+    return messages
+
+
+def negotiate_features(hello: Hello) -> tuple[str, ...]:
+    """The features of ``hello.features`` this package speaks, in its order
+    (the rest are ignored: a newer client may ask for more)."""
+    asked = set(hello.features)
+    return tuple(feature for feature in FEATURES if feature in asked)
 
 
 def negotiate_version(hello: Hello) -> int:

@@ -32,7 +32,7 @@ from . import examples
 from .errors import CLOSE_CODE_DOCS, ERROR_CODE_DOCS
 from .generated import write_or_check
 from .limits import LIMITS
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, Message, ServerLimits
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, BatchedMessage, Message, ServerLimits
 from .types import (
     ACTION_TYPES,
     CARDS,
@@ -171,6 +171,8 @@ def _str_text(t: inspect.StrType) -> str:
             pattern = "A–Z a–z 0–9 _ -"
         elif "0-9a-f" in t.pattern:
             pattern = "lowercase hex"
+        elif t.pattern.startswith("^[a-z][a-z0-9_]"):
+            pattern = "a–z 0–9 _, from a letter"
         else:
             pattern = "printable"
     return _with("str", f"{length} chars" if length else "", pattern)
@@ -183,6 +185,8 @@ def _union_text(t: inspect.UnionType) -> str:
         text = "[action](#actions)"
     elif classes and classes == set(EVENT_TYPES):
         text = "[event](#events)"
+    elif classes and classes == set(get_args(BatchedMessage)):
+        text = "[server message](#serverclient-messages) but `batch`"
     else:
         text = " | ".join(type_text(x) for x in types)
     return f"{text} | null" if len(types) < len(t.types) else text

@@ -16,6 +16,7 @@ from .messages import (
     Analyse,
     AnalysisProgress,
     AnalysisReport,
+    Batch,
     Chat,
     ChatLine,
     CreateMatch,
@@ -446,7 +447,7 @@ _DECISIONS = (
 
 #: One example per client→server message type.
 CLIENT_EXAMPLES: dict[str, Message] = {
-    "hello": Hello(id=1, client="tulips-tui/0.1", name="Ada"),
+    "hello": Hello(id=1, client="tulips-tui/0.1", name="Ada", features=("batch",)),
     "list_matches": ListMatches(id=2),
     "create_match": CreateMatch(
         id=3,
@@ -500,6 +501,7 @@ SERVER_EXAMPLES: dict[str, Message] = {
             join_code_lockout=60.0,
         ),
         rulesets=(STANDARD_RULESET, HOUSE_RULESET),
+        features=("batch",),
     ),
     "ok": Ok(id=7),
     "error": Error(
@@ -620,5 +622,14 @@ SERVER_EXAMPLES: dict[str, Message] = {
         ),
         best=2,
         deals=48,
+    ),
+    # what seat 1's keep (ACT's neighbour: it answers PROMPT_4P with keep) caused for
+    # seat 1: the answer, the event, the next turn
+    "batch": Batch(
+        messages=(
+            Ok(id=13),
+            Event(match=MATCH, seq=80, event=CardKept(seat=1, card="pink-4", points=2)),
+            Event(match=MATCH, seq=81, event=TurnStarted(seat=2, turn=21)),
+        )
     ),
 }

@@ -40,6 +40,8 @@ __all__ = [
 
 #: Largest frame (one WebSocket message) either side accepts, in bytes.
 MAX_FRAME_BYTES = 64 * 1024
+#: Most messages in one ``batch`` frame (a batch is a frame: MAX_FRAME_BYTES holds too).
+MAX_BATCH_MESSAGES = 64
 #: Longest string, in characters (code points), unless a field says otherwise.
 MAX_STRING_LENGTH = 200
 #: Longest player, match, bot or ruleset name and join code, in characters.
@@ -81,7 +83,7 @@ MAX_TURN_TIMER = 3600.0
 MAX_DEADLINE = 86400.0
 #: Deepest nesting a sender may produce, counting the message map as level 1.
 #: Every field a receiver knows has a fixed shape, shallower than this (the
-#: deepest, a replay page's final scoring, nests 8 levels); the values of fields
+#: deepest, a replay page's final scoring in a batch, nests 10 levels); the values of fields
 #: it does not know are skipped without being built, and a frame nested beyond
 #: the decoder's recursion limit is refused as ``bad_frame``.
 MAX_DEPTH = 32

@@ -29,6 +29,7 @@ from msgspec import Meta
 
 from .limits import (
     MAX_ANALYSIS_DECISIONS,
+    MAX_BATCH_MESSAGES,
     MAX_DEADLINE,
     MAX_ERROR_LENGTH,
     MAX_HISTORY_PAGE,
@@ -79,6 +80,7 @@ from .types import (
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "FEATURES",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGES",
     "SUPPORTED_VERSIONS",
@@ -87,12 +89,15 @@ __all__ = [
     "Analyse",
     "AnalysisProgress",
     "AnalysisReport",
+    "Batch",
+    "BatchedMessage",
     "Chat",
     "ChatLine",
     "ClientMessage",
     "CreateMatch",
     "Error",
     "Event",
+    "Feature",
     "Hello",
     "Hint",
     "HintValues",
@@ -138,6 +143,11 @@ PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
 
 Version = Annotated[int, Meta(ge=1, le=65535)]
+#: A feature a client may ask for in ``hello.features``; one the server does not
+#: know is left out of ``welcome.features`` (see :data:`FEATURES`).
+Feature = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
+#: The features this package speaks: ``batch``, several messages in one frame.
+FEATURES: tuple[str, ...] = ("batch",)
 MatchId = Annotated[Identifier, Meta(description="the match id")]
 
 
@@ -199,6 +209,16 @@ class Hello(_Request, frozen=True, kw_only=True, tag="hello"):
         Annotated[tuple[Version, ...], Meta(max_length=16)] | None,
         Meta(description="every version the client speaks; default `[v]`"),
     ] = None
+    features: Annotated[
+        tuple[Feature, ...],
+        Meta(
+            max_length=16,
+            description="what the client would like beyond the version: `batch` (after the "
+            "`welcome`, whatever leaves for this connection at once comes as one `batch` "
+            "message). A feature the server does not know is ignored; `welcome.features` "
+            "says which are on. Added within version 1",
+        ),
+    ] = ()
 
 
 # -- client → server: the lobby --------------------------------------------
@@ -633,6 +653,14 @@ class Welcome(_Notice, frozen=True, kw_only=True, tag="welcome"):
             "printed rules) first, each with every number and what differs from the "
             "printed rules. Added within version 1: empty from older servers, which offer "
             "`standard` only",
+        ),
+    ] = ()
+    features: Annotated[
+        tuple[Feature, ...],
+        Meta(
+            max_length=16,
+            description="the features of `hello.features` that are on for this connection "
+            "(`batch`); absent: none. Added within version 1",
         ),
     ] = ()
 
@@ -1156,8 +1184,8 @@ ClientMessage = (
     | Analyse
     | Hint
 )
-#: Every message a server may send.
-ServerMessage = (
+#: Every message a server may send on its own or in a ``batch``.
+BatchedMessage = (
     Welcome
     | Ok
     | Error
@@ -1182,6 +1210,33 @@ ServerMessage = (
     | AnalysisReport
     | HintValues
 )
+
+
+class Batch(_Notice, frozen=True, kw_only=True, tag="batch"):
+    """Several messages in one frame: read each of ``messages`` in order as if
+    it had come in a frame of its own. Added within version 1."""
+
+    sent_to = (
+        "a connection whose `hello.features` held `batch` (its `welcome.features` says so), "
+        "whenever two or more messages leave for it at once — everything one request, "
+        "action or timer causes for it: the `ok`, the events, the prompt, the timers, the "
+        "match's update; never the `welcome`, never inside another `batch`"
+    )
+
+    messages: Annotated[
+        tuple[BatchedMessage, ...],
+        Meta(
+            min_length=2,
+            max_length=MAX_BATCH_MESSAGES,
+            description="the messages, in the order they were sent (each a whole message "
+            "with its own `v` and `type`; one of a type you do not know is ignored, as on "
+            "its own)",
+        ),
+    ]
+
+
+#: Every message a server may send.
+ServerMessage = BatchedMessage | Batch
 
 
 def _registry(union: object) -> dict[str, type[Message]]:

@@ -34,6 +34,7 @@ import sys
 import time
 from typing import Any
 
+import msgspec
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -431,6 +432,12 @@ class TulipsServer:
             ipv6_prefix=config.ipv6_prefix,
         )
         peer.address = self.address_of(connection)  # a browser tab counts as its browser
+        # The handshake's headers (about 3 KiB) are read by nothing past here, and
+        # a connection holds them for all its life. websockets reads a request
+        # of None as "the handshake is yet to come": the path stays.
+        if connection.request is not None:
+            connection.request = Request(connection.request.path, Headers())
+        connection.response = None
         self.peers.add(peer)
         # Every frame counts against one budget: messages (in _serve), and pings
         # and pongs, which websockets answers by itself, from the first frame on.
@@ -502,7 +509,12 @@ class TulipsServer:
                     await peer.flush_and_close(code, exc.message)  # cut to fit by the peer
                     return False
                 continue
+            features = wire.negotiate_features(message)
+            if features:
+                answer = msgspec.structs.replace(answer, features=features)
             peer.send(wire.encode(answer))
+            if "batch" in features:
+                peer.start_batching()
             await self.lobby.after_welcome(peer)
             return True
 

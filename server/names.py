@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from protocol.limits import MAX_NAME_LENGTH
 
 __all__ = ["name_key", "numbered", "variants"]
@@ -20,6 +22,9 @@ def numbered(name: str, number: int) -> str:
     return name[: MAX_NAME_LENGTH - len(suffix)].rstrip() + suffix
 
 
-def variants(name: str, count: int = 1000) -> list[str]:
-    """The names a taken ``name`` is offered, in order: itself, ``name 2``, …"""
-    return [name, *(numbered(name, number) for number in range(2, count + 1))]
+def variants(name: str, count: int = 1000) -> Iterator[str]:
+    """The names a taken ``name`` is offered, in order: itself, ``name 2``, …
+    (made as they are asked for: most names are free as they are)."""
+    yield name
+    for number in range(2, count + 1):
+        yield numbered(name, number)

@@ -5,9 +5,11 @@ match's to say (the lobby asks), never the connection's.
 Rooms never await a client: :meth:`Peer.send` queues a frame and returns.
 Once the code that queued has run (``loop.call_soon``), the queue goes to the
 socket in one write — everything one request caused for a client (its answer,
-the events, a prompt) is one system call, in the order it was queued. Only
-when a client's socket is full does one writer task per connection take over
-and wait for it to drain.
+the events, a prompt) is one system call, in the order it was queued, and,
+for a client that asked for ``batch``, one WebSocket frame. What an audience
+is queued alike is framed once (:class:`Flusher`). Only when a client's
+socket is full does a writer task of its own take over, wait for it to
+drain, and end once the queue is written.
 
 Invariant: the bytes held for one client — frames in its queue plus what the
 transport has not yet handed to the kernel — stay within ``budget`` (one frame
@@ -46,7 +48,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from protocol import CloseCode
+from protocol import CloseCode, batch_frames
 
 from .identity import Player
 from .ratelimit import Pacer
@@ -383,10 +385,35 @@ class TulipsConnection(ServerConnection):
 class Flusher:
     """Writes out every peer that queued frames, in one callback once the code
     that queued them has run (``loop.call_soon``): one callback per turn of the
-    event loop, however many peers an action reached. One per server."""
+    event loop, however many peers an action reached. One per server.
+
+    While it writes, peers that were queued the very same frames (an audience:
+    every spectator, every seat but one) share what is made of them — the
+    ``batch`` and its WebSocket framing are made once, the same bytes written
+    to each (:meth:`framed`)."""
 
     def __init__(self) -> None:
         self._due: list[Peer] = []
+        #: during a run: the frames' ids -> (the frames, kept alive so that no id
+        #: is reused meanwhile; their WebSocket frames, ready to write)
+        self._made: dict[tuple[int, ...], tuple[tuple[bytes, ...], bytes]] | None = None
+
+    def framed(self, frames: tuple[bytes, ...], batching: bool) -> bytes:
+        """``frames`` as the bytes of their WebSocket frames (a server's: unmasked,
+        no extension), batched if ``batching``; made once per run of the flusher."""
+        made = self._made
+        key = (int(batching), *map(id, frames))
+        if made is not None:
+            found = made.get(key)
+            if found is not None:
+                return found[1]
+        messages = batch_frames(frames) if batching else frames
+        data = b"".join(
+            [Frame(Opcode.BINARY, message).serialize(mask=False) for message in messages]
+        )
+        if made is not None:
+            made[key] = (frames, data)
+        return data
 
     def add(self, peer: Peer) -> None:
         """Flush ``peer`` soon (it has not been added since its last flush)."""
@@ -396,12 +423,16 @@ class Flusher:
 
     def _run(self) -> None:
         due, self._due = self._due, []
-        for peer in due:
-            try:
-                peer._flush()
-            except Exception:  # one broken connection must not hold up the others
-                log.exception("writing to %r failed; closing it", peer)
-                peer.close(CloseCode.INTERNAL_ERROR, "internal error")
+        self._made = {}
+        try:
+            for peer in due:
+                try:
+                    peer._flush()
+                except Exception:  # one broken connection must not hold up the others
+                    log.exception("writing to %r failed; closing it", peer)
+                    peer.close(CloseCode.INTERNAL_ERROR, "internal error")
+        finally:
+            self._made = None
 
 
 class Peer:
@@ -436,12 +467,15 @@ class Peer:
         self._queue: collections.deque[bytes] = collections.deque()
         self._queued = 0  # bytes in _queue
         self._flusher = flusher if flusher is not None else Flusher()
+        #: what is queued leaves as ``batch`` frames (hello.features held ``batch``)
+        self.batching = False
+        self._alone = 0  # frames at the head of the queue that leave alone (the welcome)
         self._flush_due = False  # this peer is with the flusher
-        self._waiting = False  # the writer task waits for the client's socket to drain
-        self._wake = asyncio.Event()
         self._closing = False
         self._closer: asyncio.Task[None] | None = None
-        self._writer = asyncio.get_running_loop().create_task(self._write_loop())
+        #: while the client's socket is full: the task that waits for it to drain
+        #: and writes the rest (none otherwise: an idle connection holds no task)
+        self._writer: asyncio.Task[None] | None = None
         if isinstance(connection, TulipsConnection):
             connection.on_data = self._check_budget
 
@@ -481,6 +515,12 @@ class Peer:
             self._flush_due = True
             self._flusher.add(self)
 
+    def start_batching(self) -> None:
+        """From now on, what is queued at once leaves as one ``batch`` frame
+        (what is queued already — the welcome — leaves alone, as before)."""
+        self.batching = True
+        self._alone = len(self._queue)
+
     def send_all(self, frames: Sequence[bytes]) -> None:
         """:meth:`send` each of ``frames``, in order."""
         send = self.send
@@ -497,33 +537,51 @@ class Peer:
         task, which waits for it, within ``write_timeout``.
         """
         self._flush_due = False
-        if self._waiting or not self._queue:
+        if self._writer is not None or not self._queue:
             return  # the writer task holds this client's frames until its socket drains
         connection = self.connection
         if connection.protocol.state is State.OPEN and not connection.paused:
             self._write_batch()
             if not self._queue and not connection.paused:
                 return
-        self._waiting = True
-        self._wake.set()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
+        """Leave the rest of the queue to a task that waits for the socket."""
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
     def _write_batch(self) -> None:
-        """Queued frames, up to ``_BATCH_BYTES`` of them, in one write to the socket.
+        """Queued frames, up to ``_BATCH_BYTES`` of them, in one write to the socket
+        — as ``batch`` frames, when the client asked for them.
 
         asyncio's ``transport.write()`` sends at once when its buffer is empty, so
         frames written one by one would each be a system call; joined they are one.
         """
         queue = self._queue
-        protocol = self.connection.protocol
         size = 0
+        frames = []
         while queue and size < _BATCH_BYTES:
             frame = queue.popleft()
             size += len(frame)
-            protocol.send_binary(frame)
+            frames.append(frame)
         self._queued -= size
-        # Only this batch is pending: websockets writes its own frames (pongs,
-        # close) as it makes them, so nothing of its own waits in data_to_send().
-        self.connection.transport.write(b"".join(protocol.data_to_send()))
+        protocol = self.connection.protocol
+        if protocol.extensions:  # pragma: no cover - the server negotiates none
+            for frame in frames:
+                protocol.send_binary(frame)
+            self.connection.transport.write(b"".join(protocol.data_to_send()))
+            return
+        alone, self._alone = min(self._alone, len(frames)), max(0, self._alone - len(frames))
+        framed = self._flusher.framed
+        data = framed(tuple(frames[:alone]), False) if alone else b""
+        data += framed(tuple(frames[alone:]), self.batching)
+        # Written as websockets would (a server's frames are unmasked; without an
+        # extension a data frame is its header and payload): the same bytes for
+        # every receiver of the same frames. Only this batch is pending:
+        # websockets writes its own frames (pongs, close) as it makes them, so
+        # nothing of its own waits in data_to_send().
+        self.connection.transport.write(data)
 
     def _check_budget(self) -> None:
         """After a read: the pongs websockets wrote may not break the budget either
@@ -552,7 +610,6 @@ class Peer:
             return
         self._closing = True
         self._drop_queue()
-        self._wake.set()
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     def fail(self, frame: bytes, code: int, reason: str) -> None:
@@ -568,13 +625,16 @@ class Peer:
     async def flush_and_close(self, code: int, reason: str, timeout: float = 2.0) -> None:
         """Write what is queued (within ``timeout``), then close."""
         self._closing = True
-        self._wake.set()
+        if self._queue:
+            self._start_writer()
+        writer = self._writer
         try:
-            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+            if writer is not None:
+                await asyncio.wait_for(asyncio.shield(writer), timeout)
         except TimeoutError:
             pass
         except asyncio.CancelledError:
-            if not self._writer.cancelled():  # we are cancelled, not the writer: pass it on
+            if writer is None or not writer.cancelled():  # we are cancelled: pass it on
                 raise
         self._drop_queue()
         await self._close(code, reason)
@@ -610,37 +670,33 @@ class Peer:
         self._queued = 0
 
     async def _write_loop(self) -> None:
+        """Write the queue out as the client's socket takes it, then end."""
         queue = self._queue
         connection = self.connection
         try:
-            while True:
-                while queue:
-                    # A batch in one write (one syscall); then wait for the socket
-                    # to take it before writing more, so the queue — not the
-                    # transport — holds the rest, where the budget sees it.
-                    async with asyncio.timeout(self._write_timeout), connection.send_context():
-                        self._write_batch()
-                self._waiting = False
-                if self._closing:
-                    return
-                self._wake.clear()
-                await self._wake.wait()
+            while queue:
+                # A batch in one write (one syscall); then wait for the socket
+                # to take it before writing more, so the queue — not the
+                # transport — holds the rest, where the budget sees it.
+                async with asyncio.timeout(self._write_timeout), connection.send_context():
+                    self._write_batch()
         except ConnectionClosed:
             self._drop_queue()
         except TimeoutError:
             log.warning("%r has not read for %.0f s; closing", self, self._write_timeout)
             self.close(CloseCode.TOO_SLOW, "stopped reading")
+        finally:
+            self._writer = None
 
     def stop(self) -> None:
         """Drop what is queued and let the writer end (the connection is going).
 
-        The writer is woken rather than cancelled: a cancelled task keeps its
-        traceback, and with it this peer, in a reference cycle until the next
-        full garbage collection; a writer still waiting for the socket ends when
-        :meth:`finish` has closed it.
+        The writer, if one waits for the socket, is not cancelled (a cancelled
+        task keeps its traceback, and with it this peer, in a reference cycle
+        until the next full garbage collection): it ends when :meth:`finish`
+        has closed the connection.
         """
         self._closing = True
         self._drop_queue()
-        self._wake.set()
         if isinstance(self.connection, TulipsConnection):
             self.connection.on_data = None

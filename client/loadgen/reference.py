@@ -23,7 +23,9 @@ about 12.6 frames and 1.2 KB in all):
   the others.
 
 Each member's frames for one request leave in one write to its socket (one
-system call): the best this stack can do, which is what the reference is for.
+system call) and, for a client whose hello asked for ``batch`` (the SDK's
+do), as one ``batch`` frame, as the game's server sends them: the best this
+stack can do, which is what the reference is for.
 There is no flow control and no validation beyond the map's ``type`` and
 ``id``; it is a measuring stick for loopback benchmarks, not a server.
 """
@@ -129,6 +131,13 @@ class ReferenceServer:
         self.groups: dict[str, _Group] = {}
         self._ids = itertools.count(1)
         self._group_of: dict[ServerConnection, _Group] = {}
+        #: the connections whose hello asked for ``batch``: what one request
+        #: causes for them leaves as one frame, as the real server sends it
+        self._batching: set[ServerConnection] = set()
+
+    def _write(self, connection: ServerConnection, frames: Sequence[bytes]) -> None:
+        batching = connection in self._batching
+        write_frames(connection, wire.batch_frames(frames) if batching else frames)
 
     async def handle(self, connection: ServerConnection) -> None:
         """Answer one connection's requests until it closes."""
@@ -140,12 +149,13 @@ class ReferenceServer:
                     request = _decode(data)
                     kind = request["type"]
                 except (msgspec.DecodeError, TypeError, KeyError):
-                    write_frames(connection, [_error(None, "not a MessagePack map with a type")])
+                    self._write(connection, [_error(None, "not a MessagePack map with a type")])
                     continue
                 self._answer(connection, kind, request)
         except ConnectionClosed:
             pass
         finally:
+            self._batching.discard(connection)
             group = self._group_of.pop(connection, None)
             if group is not None and connection in group.members:
                 group.members.remove(connection)
@@ -159,10 +169,17 @@ class ReferenceServer:
             self._act(connection, group, request_id)
         elif kind == "hello":
             number = next(self._ids)
+            batching = "batch" in (request.get("features") or ())
             welcome = msgspec.structs.replace(
-                _WELCOME, id=request_id, player=f"p{number}", token=f"t{number}"
+                _WELCOME,
+                id=request_id,
+                player=f"p{number}",
+                token=f"t{number}",
+                features=("batch",) if batching else (),
             )
             write_frames(connection, [_frame(welcome)])
+            if batching:
+                self._batching.add(connection)
         elif kind == "create_match":
             group = _Group(f"r{next(self._ids)}")
             self.groups[group.id] = group
@@ -170,33 +187,33 @@ class ReferenceServer:
         elif kind == "join":
             found = self.groups.get(str(request.get("match")))
             if found is None:
-                write_frames(connection, [_error(request_id, "no such match")])
+                self._write(connection, [_error(request_id, "no such match")])
             else:
                 self._seat(connection, found, request_id)
         elif kind == "start" and group is not None:
             group.turn = group.actions = 0
             group.offered = False
-            write_frames(connection, [_ok(request_id)])
+            self._write(connection, [_ok(request_id)])
             for index, member in enumerate(group.members):
                 frames = [_SNAPSHOT, _MATCH_UPDATE, _MATCH_UPDATE]
                 if index == group.turn:
                     frames.append(_PROMPT)
-                write_frames(member, frames)
+                self._write(member, frames)
         elif kind == "play_again" and group is not None:
             seat = group.members.index(connection)
-            write_frames(connection, [_joined(request_id, group, seat), _MATCH_UPDATE])
+            self._write(connection, [_joined(request_id, group, seat), _MATCH_UPDATE])
             for member in group.members:
                 if member is not connection:
                     frames = [_MATCH_UPDATE] if group.offered else [_REMATCH_OFFER, _MATCH_UPDATE]
-                    write_frames(member, frames)
+                    self._write(member, frames)
             group.offered = True
         else:
-            write_frames(connection, [_ok(request_id)])
+            self._write(connection, [_ok(request_id)])
 
     def _seat(self, connection: ServerConnection, group: _Group, request_id: Any) -> None:
         group.members.append(connection)
         self._group_of[connection] = group
-        write_frames(connection, [_joined(request_id, group, len(group.members) - 1)])
+        self._write(connection, [_joined(request_id, group, len(group.members) - 1)])
 
     def _act(self, connection: ServerConnection, group: _Group, request_id: Any) -> None:
         """One action: ``ok``, its events to everyone, then the next prompt (or the end)."""
@@ -212,7 +229,7 @@ class ReferenceServer:
                 frames += [_MATCH_ENDED, _MATCH_UPDATE, _MATCH_UPDATE]
             elif index == group.turn:
                 frames.append(_PROMPT)
-            write_frames(member, frames)
+            self._write(member, frames)
 
     def health(self, connection: ServerConnection, request: Request) -> Response | None:
         """``GET /healthz``: the same JSON fields the load generator reads."""

@@ -52,7 +52,7 @@ function printScores(scoring) {
 /** Play one open-box match against bots, then verify it; resolves to true if all held. */
 async function play({ url, seats, name }) {
   const connection = await Connection.open(url);
-  connection.send("hello", { client: "tulips-js/0.1", name });
+  connection.send("hello", { client: "tulips-js/0.1", name, features: ["batch"] });
 
   let match = null; // our match's id
   let seat = null; // ours

@@ -1,6 +1,7 @@
 // One WebSocket connection speaking the Gift of Tulips protocol (PROTOCOL.md):
 // every message one binary frame holding one MessagePack map, the envelope
-// keys `v`, `type` and `id` beside the message's own fields.
+// keys `v`, `type` and `id` beside the message's own fields — or, once the
+// client asked for the `batch` feature, several messages in one `batch` frame.
 
 import { decode, encode } from "@msgpack/msgpack";
 import WebSocket from "ws";
@@ -15,6 +16,14 @@ export const VERSION = 1;
  */
 export function decodeFrame(data) {
   return decode(data, { useBigInt64: true });
+}
+
+/**
+ * The messages of one decoded frame, in order: a `batch` frame's `messages`
+ * (what one action caused for us), or the frame's own message.
+ */
+export function messagesOf(frame) {
+  return frame.type === "batch" ? frame.messages : [frame];
 }
 
 /**
@@ -49,7 +58,8 @@ export class Connection {
   constructor(ws) {
     this.#ws = ws;
     ws.on("message", (data, isBinary) => {
-      this.#push(isBinary ? { message: decodeFrame(data) } : { error: new Error("text frame") });
+      if (!isBinary) return this.#push({ error: new Error("text frame") });
+      for (const message of messagesOf(decodeFrame(data))) this.#push({ message });
     });
     ws.on("close", (code, reason) => {
       this.#closed = { code, reason: reason.toString() };

@@ -11,7 +11,8 @@ the server the same requests in the same order. It measures:
   (hello, create, join, watch, list, start), at 2, 4 and 6 seats, memory only,
   and at 4 seats with SQLite storage;
 * **frames and bytes** every receiver gets per action (its seats, a
-  spectator, a client browsing the lobby), counted by the clients;
+  spectator, a client browsing the lobby), counted by the clients, the
+  bytes with their WebSocket frames' headers;
 * **memory per connected player**: what the server's Python objects hold
   (:mod:`tracemalloc`) with :data:`MEMORY_MATCHES` four-seat matches under
   way, above the same server before they connected, per player; resident
@@ -71,6 +72,11 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
 
 
+def _header(size: int) -> int:
+    """The bytes of a server's WebSocket frame header for ``size`` bytes (RFC 6455 §5.2)."""
+    return 2 if size < 126 else 4 if size < 65536 else 10
+
+
 @dataclasses.dataclass
 class Figures:
     """One run's figures, by name (lower is better for all of them)."""
@@ -104,7 +110,7 @@ class _Client:
             async for frame in self.ws:
                 assert isinstance(frame, bytes)
                 self.frames += 1
-                self.bytes += len(frame)
+                self.bytes += len(frame) + _header(len(frame))
                 message = _decode(frame)
                 inner = message["messages"] if message.get("type") == "batch" else [message]
                 for one in inner:
@@ -164,37 +170,43 @@ async def _connect(url: str, name: str, features: tuple[str, ...]) -> _Client:
 
 @dataclasses.dataclass
 class _Table:
-    """One scripted match: its seats, a spectator and a lobby browser."""
+    """One scripted match: its seats and, but for the memory's, a spectator
+    and a lobby browser."""
 
     seats: list[_Client]
-    spectator: _Client
-    browser: _Client
+    audience: list[_Client]
 
     @property
     def everyone(self) -> list[_Client]:
-        return [*self.seats, self.spectator, self.browser]
+        return [*self.seats, *self.audience]
 
     def received(self) -> tuple[int, int]:
         return sum(c.frames for c in self.everyone), sum(c.bytes for c in self.everyone)
 
 
-async def _set_up(url: str, seats: int, tag: str, features: tuple[str, ...]) -> _Table:
+async def _set_up(
+    url: str, seats: int, tag: str, features: tuple[str, ...], audience: bool = True
+) -> _Table:
     """Everyone connected and in place, the match started."""
     players = [await _connect(url, f"{tag} {seat}", features) for seat in range(seats)]
     host = players[0]
-    browser = await _connect(url, f"{tag} lobby", features)
-    await browser.request("list_matches")
+    watchers = []
+    if audience:
+        browser = await _connect(url, f"{tag} lobby", features)
+        await browser.request("list_matches")
+        watchers.append(browser)
     joined = await host.request("create_match", name=f"budget {tag}", seats=seats)
     match = joined["match"]
     for player in players[1:]:
         await player.request("join", match=match)
-    spectator = await _connect(url, f"{tag} watcher", features)
-    await spectator.request("watch", match=match)
+    if audience:
+        spectator = await _connect(url, f"{tag} watcher", features)
+        await spectator.request("watch", match=match)
+        watchers.append(spectator)
     await host.request("start")
-    for player in players:
-        await player.wait_for("snapshot")
-    await spectator.wait_for("snapshot")
-    return _Table(players, spectator, browser)
+    for client in [*players, *watchers[1:]]:
+        await client.wait_for("snapshot")
+    return _Table(players, watchers)
 
 
 async def _close(clients: list[_Client], probe: _Client) -> None:
@@ -219,7 +231,7 @@ async def _act(table: _Table, rng: random.Random) -> bool:
     the match is settled (a prompt is waiting); False once the match is over."""
     async with asyncio.timeout(120):
         while True:
-            if table.spectator.ended:
+            if table.seats[0].ended:
                 return False
             ready = [p for p in table.seats if p.prompt is not None]
             if ready:
@@ -389,7 +401,10 @@ async def _memory(features: tuple[str, ...], traced: bool) -> tuple[int, int]:
         await _play(warm, rng)
         await _close(warm.everyone, probe)
         idle = server.memory()
-        tables = [await _set_up(server.url, 4, f"m{n}", features) for n in range(MEMORY_MATCHES)]
+        tables = [
+            await _set_up(server.url, 4, f"m{n}", features, audience=False)
+            for n in range(MEMORY_MATCHES)
+        ]
         for table in tables:  # a few actions each: a match under way
             for _ in range(6):
                 await _act(table, rng)

@@ -32,6 +32,8 @@ def _text(t: inspect.StrType) -> st.SearchStrategy[str]:
     high = min(t.max_length if t.max_length is not None else MAX_TEXT, max(low, MAX_TEXT))
     if t.pattern is not None and "A-Za-z" in t.pattern:
         return st.text(_ID_ALPHABET, min_size=low, max_size=high)
+    if t.pattern is not None and t.pattern.startswith("^[a-z][a-z0-9_]"):  # a feature
+        return st.from_regex(t.pattern, fullmatch=True)
     if t.pattern is not None and "0-9a-f" in t.pattern:
         return st.text("0123456789abcdef", min_size=low, max_size=max(low, high))
     return st.text(_PRINTABLE, min_size=low, max_size=high)

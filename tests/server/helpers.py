@@ -14,7 +14,7 @@ import itertools
 import random
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,7 +129,7 @@ class RawClient:
         self.ws = ws
         #: every frame received, as sent
         self.frames: list[bytes] = []
-        #: every frame received, decoded with plain msgpack
+        #: every message received, decoded with plain msgpack (a batch's one by one)
         self.messages: list[dict[str, Any]] = []
         self.welcome: dict[str, Any] | None = None
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -144,10 +144,14 @@ class RawClient:
         return cls(ws)
 
     @classmethod
-    async def open(cls, url: str, name: str, token: str | None = None) -> RawClient:
-        """Connect and say hello; the welcome is checked and kept."""
+    async def open(
+        cls, url: str, name: str, token: str | None = None, features: Sequence[str] = ()
+    ) -> RawClient:
+        """Connect and say hello (asking for ``features``); the welcome is checked and kept."""
         client = await cls.connect(url)
         fields: dict[str, Any] = {"client": "raw-test/1", "name": name}
+        if features:
+            fields["features"] = list(features)
         if token is not None:
             fields["token"] = token
         welcome = await client.request("hello", **fields)
@@ -161,8 +165,10 @@ class RawClient:
                 assert isinstance(frame, bytes), f"the server sent a text frame: {frame!r}"
                 self.frames.append(frame)
                 message = msgpack.unpackb(frame)
-                self.messages.append(message)
-                self._queue.put_nowait(message)
+                # a batch (asked for with hello.features): its messages, in order
+                for one in message["messages"] if message.get("type") == "batch" else [message]:
+                    self.messages.append(one)
+                    self._queue.put_nowait(one)
         except ConnectionClosed:
             pass
         finally:
@@ -445,7 +451,9 @@ def check_frame(frame: bytes, viewer: int | None) -> None:
     decoded = wire.decode_server_message(frame)
     assert not isinstance(decoded, wire.Unknown), decoded
     assert wire.encode(decoded) == frame, f"extra or reordered keys in {msgpack.unpackb(frame)}"
-    check_private(msgpack.unpackb(frame), viewer)
+    message = msgpack.unpackb(frame)
+    for one in message["messages"] if message["type"] == "batch" else [message]:
+        check_private(one, viewer)
 
 
 def check_message(message: object, viewer: int | None) -> None:

@@ -75,7 +75,11 @@ def ended(messages: Sequence[dict[str, Any]]) -> bool:
 
 
 async def play_world(
-    deal: Deal, reveal_seed: int, moves: Sequence[tuple[int, Action]], viewer: int | None
+    deal: Deal,
+    reveal_seed: int,
+    moves: Sequence[tuple[int, Action]],
+    viewer: int | None,
+    features: Sequence[str] = (),
 ) -> tuple[list[bytes], Match]:
     """Play ``moves`` on ``deal`` through a fresh server, one scripted client per
     seat (and a spectator), one request at a time; the frames the viewer received
@@ -85,8 +89,15 @@ async def play_world(
         return deal.match(reveal_seed)
 
     async with serve(match_factory=factory, new_id=lambda: MATCH_ID) as running:
-        seats = [await RawClient.open(running.url, f"seat{i}") for i in range(deal.players)]
-        spectator = await RawClient.open(running.url, "spectator") if viewer is None else None
+        seats = [
+            await RawClient.open(running.url, f"seat{i}", features=features)
+            for i in range(deal.players)
+        ]
+        spectator = (
+            await RawClient.open(running.url, "spectator", features=features)
+            if viewer is None
+            else None
+        )
         watcher = spectator if spectator is not None else seats[viewer or 0]
         assert len(watcher.frames) == 1  # its welcome, no more
         created = await seats[0].request("create_match", name="no leak", seats=deal.players)
@@ -119,11 +130,12 @@ def _anonymous(frame: bytes, seats: Sequence[RawClient]) -> bytes:
 
 
 def up_to_reveal(frames: list[bytes]) -> list[bytes]:
-    """The frames before the first ``secret_revealed`` event (R19)."""
+    """The frames before the one with the first ``secret_revealed`` event (R19)."""
     for index, frame in enumerate(frames):
-        message = msgpack.unpackb(frame)
-        if message["type"] == "event" and message["event"]["kind"] == "secret_revealed":
-            return frames[:index]
+        first = msgpack.unpackb(frame)
+        for message in first["messages"] if first["type"] == "batch" else [first]:
+            if message["type"] == "event" and message["event"]["kind"] == "secret_revealed":
+                return frames[:index]
     raise AssertionError("the viewer never saw the reveal")
 
 
@@ -134,16 +146,21 @@ def assert_same_frames(one: list[bytes], two: list[bytes]) -> None:
     assert len(one) == len(two), f"{len(one)} frames and {len(two)}"
 
 
-async def check_no_leak(players: int, viewer: int | None, seed: int) -> None:
+async def check_no_leak(
+    players: int, viewer: int | None, seed: int, features: Sequence[str] = ()
+) -> None:
     """Both worlds look the same to ``viewer`` on the wire until the reveal."""
     plan = make_plan(players, viewer, seed)
-    frames_one, one = await play_world(plan.deal, plan.reveal_seed, plan.moves, viewer)
-    frames_two, two = await play_world(plan.other_deal, plan.reveal_seed, plan.other_moves, viewer)
+    frames_one, one = await play_world(plan.deal, plan.reveal_seed, plan.moves, viewer, features)
+    frames_two, two = await play_world(
+        plan.other_deal, plan.reveal_seed, plan.other_moves, viewer, features
+    )
     # not vacuous: the true states differ where the viewer cannot look
     assert snapshot(one) != snapshot(two)
     assert (one._removed, one._placed_secret) != (two._removed, two._placed_secret)
     shown_one, shown_two = up_to_reveal(frames_one), up_to_reveal(frames_two)
-    assert len(shown_one) > 2 * len(plan.moves)  # the whole match up to the reveal
+    # the whole match up to the reveal: its messages, one frame an action with batch
+    assert len(shown_one) > (len(plan.moves) if features else 2 * len(plan.moves))
     assert_same_frames(shown_one, shown_two)
     for frame in frames_one + frames_two:
         check_frame(frame, viewer)
@@ -164,3 +181,10 @@ async def test_r25_r26_a_spectator_gets_the_same_frames_from_deals_that_differ_i
 ) -> None:
     """A spectator gets the same bytes from deals differing in private cards (R24–R26)."""
     await check_no_leak(players, None, seed=200 + players)
+
+
+@pytest.mark.parametrize("viewer", [1, None])
+async def test_r25_r26_batches_keep_the_same_secrets(viewer: int | None) -> None:
+    """With ``batch``, a seat and a spectator get the same bytes from deals that
+    differ in what is hidden from them, every batched message checked (R24–R26)."""
+    await check_no_leak(4, viewer, seed=300 + (viewer or 0), features=["batch"])

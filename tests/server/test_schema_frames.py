@@ -4,7 +4,7 @@ A real server on 127.0.0.1 plays matches of 2 to 6 seats — two people and
 bots, a timed open-box match with a host who removes a seat, chat, a
 refused request, a finished match's replay, its analysis and a rematch, then
 one match of each larger size with bots and one that allows hints — while a
-spectator and a lobby browser watch.
+spectator and a lobby browser watch; some of them ask for ``batch``.
 Every frame each of them receives is validated against
 ``#/$defs/ServerMessage`` (and every frame they send against
 ``#/$defs/ClientMessage``), and the test asserts that every server→client
@@ -53,11 +53,17 @@ class Recording(RawClient):
         return request_id
 
 
+#: the clients that ask for ``batch`` (the others get every message alone)
+BATCHING = {"Lou", "Bob", "Cy"}
+
+
 async def _open(url: str, name: str) -> Recording:
     client = await Recording.connect(url)
     assert isinstance(client, Recording)
-    welcome = await client.request("hello", client="schema-test/1", name=name)
+    features = ["batch"] if name in BATCHING else []
+    welcome = await client.request("hello", client="schema-test/1", name=name, features=features)
     assert welcome["type"] == "welcome", welcome
+    assert welcome.get("features", []) == features
     return client
 
 
@@ -174,8 +180,10 @@ async def test_every_frame_of_real_matches_fits_the_schema() -> None:
     seats: set[int] = set()
     for client in clients:
         for frame in client.frames:
-            message = msgpack.unpackb(frame)
-            assert problems(message, "ServerMessage") == [], message
+            assert problems(msgpack.unpackb(frame), "ServerMessage") == [], frame
+            if msgpack.unpackb(frame)["type"] == "batch":
+                types["batch"] += 1
+        for message in client.messages:  # a batch's one by one
             types[message["type"]] += 1
             if message["type"] == "event":
                 kinds[message["event"]["kind"]] += 1
@@ -187,7 +195,7 @@ async def test_every_frame_of_real_matches_fits_the_schema() -> None:
             assert problems(msgpack.unpackb(frame), "ClientMessage") == [], frame
     assert seats == {2, 3, 4, 5, 6}
     # the validator is not vacuous: a seat out of range in a real snapshot is refused
-    snapshot = next(m for m in map(msgpack.unpackb, clients[1].frames) if m["type"] == "snapshot")
+    snapshot = next(m for m in clients[1].messages if m["type"] == "snapshot")
     snapshot["state"]["seats"][0]["seat"] = 6
     assert problems(snapshot, "ServerMessage") == [
         "state/seats/0/seat: 6 is greater than the maximum of 5"
