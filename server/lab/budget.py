@@ -103,16 +103,25 @@ class _Client:
         self._ids = iter(range(1, 1 << 30))
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._changed = asyncio.Event()
+        self._marker: int | None = None
+        self._before = self._after = (0, 0)
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
         with contextlib.suppress(Exception):
             async for frame in self.ws:
                 assert isinstance(frame, bytes)
-                self.frames += 1
-                self.bytes += len(frame) + _header(len(frame))
                 message = _decode(frame)
                 inner = message["messages"] if message.get("type") == "batch" else [message]
+                marked = self._marker is not None and any(
+                    m.get("id") == self._marker for m in inner
+                )
+                if marked:
+                    self._before = (self.frames, self.bytes)
+                self.frames += 1
+                self.bytes += len(frame) + _header(len(frame))
+                if marked:
+                    self._after = (self.frames, self.bytes)
                 for one in inner:
                     self._take(one)
                 self._changed.set()
@@ -140,6 +149,19 @@ class _Client:
         if reply.get("type") == "error":
             raise RuntimeError(f"{self.name}: {kind} was refused: {reply}")
         return reply
+
+    async def counted(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The frames and bytes received before the answer to a request sent now
+        — everything the server had sent this client until then — and with it."""
+        request = next(self._ids)
+        self._marker = request
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request] = answer
+        await self.ws.send(_encode({"v": 1, "type": "list_matches", "id": request}))
+        async with asyncio.timeout(120):
+            await answer
+        self._marker = None
+        return self._before, self._after
 
     async def wait_for(self, kind: str) -> dict[str, Any]:
         """The first message of ``kind`` this client got (waiting for it)."""
@@ -180,8 +202,11 @@ class _Table:
     def everyone(self) -> list[_Client]:
         return [*self.seats, *self.audience]
 
-    def received(self) -> tuple[int, int]:
-        return sum(c.frames for c in self.everyone), sum(c.bytes for c in self.everyone)
+    async def received(self, start: bool) -> tuple[int, int]:
+        """The frames and bytes everyone received until now: at the ``start`` of
+        a count, the answers to the asking included; at its end, not."""
+        counts = [(await client.counted())[start] for client in self.everyone]
+        return sum(frames for frames, _ in counts), sum(sent for _, sent in counts)
 
 
 async def _set_up(
@@ -374,11 +399,13 @@ async def _scenario(
     server.callgrind("-i", "on")
     table = await _set_up(server.url, seats, name, features)
     server.callgrind("-d")
-    frames0, bytes0 = table.received()
+    server.callgrind("-i", "off")  # the counting's own requests are not counted
+    frames0, bytes0 = await table.received(start=True)
+    server.callgrind("-i", "on")
     acts = await _play(table, random.Random(seats))
     server.callgrind("-d")
     server.callgrind("-i", "off")
-    frames, sent = table.received()
+    frames, sent = await table.received(start=False)
     await _close(table.everyone, probe)
     figures: dict[str, float] = {name: acts}
     if not stored:
