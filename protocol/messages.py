@@ -746,7 +746,9 @@ class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
 
     sent_to = (
         "every player and spectator of the match, and every client in no match that "
-        "has sent `list_matches` (the lobby stays live until it joins or watches one)"
+        "has sent `list_matches` (the lobby stays live until it joins or watches one); "
+        "to those, at most one per match every quarter of a second, with the match as "
+        "it is then (a burst of changes is one update; the latest is always sent)"
     )
 
     match: Annotated[MatchSummary, Meta(description="the match as it is now")]
