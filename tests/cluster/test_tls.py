@@ -108,15 +108,12 @@ async def test_without_the_vouching_a_pinned_client_does_not_follow(
     await host.open()
     viewer = Session(near.url, "Viewer", fingerprint=near.fingerprint, reconnect=False)
     await viewer.open()
-    real = wire.decode_server_message
+    real = wire.decode_server_messages
 
-    def forged(data: bytes) -> Any:
-        message = real(data)
-        if isinstance(message, wire.Error) and message.code == "elsewhere":
-            return wire.Error(**{**_fields(message), "fingerprint": near.fingerprint})
-        return message
+    def forged(data: bytes) -> list[Any]:
+        return [_forge(message, near.fingerprint) for message in real(data)]
 
-    monkeypatch.setattr(wire, "decode_server_message", forged)
+    monkeypatch.setattr(wire, "decode_server_messages", forged)
     try:
         match = (await host.create_match(name="across", seats=2)).match
         with pytest.raises(RequestError) as refused:
@@ -125,6 +122,13 @@ async def test_without_the_vouching_a_pinned_client_does_not_follow(
         assert viewer.url == near.url and viewer.fingerprint == near.fingerprint
     finally:
         await asyncio.gather(host.close(), viewer.close())
+
+
+def _forge(message: Any, fingerprint: str) -> Any:
+    """An ``elsewhere`` error vouching for ``fingerprint``; any other message as it is."""
+    if isinstance(message, wire.Error) and message.code == "elsewhere":
+        return wire.Error(**{**_fields(message), "fingerprint": fingerprint})
+    return message
 
 
 def _fields(message: wire.Error) -> dict[str, Any]:
