@@ -135,6 +135,8 @@ class TulipsServer:
         #: the LAN announcement while it runs (None: not announced)
         self.announcer: Announcer | None = None
         self._release: asyncio.TimerHandle | None = None
+        #: seconds after a connection ends that its memory is given back (RELEASE_AFTER)
+        self.release_after = RELEASE_AFTER
         self._departed = 0  #: connections ended since the last young collection
         self._housekeeping: asyncio.Task[None] | None = None
         per_minute = config.new_players_per_minute
@@ -469,7 +471,7 @@ class TulipsServer:
                 gc.collect(1)
             if self._release is None:
                 self._release = asyncio.get_running_loop().call_later(
-                    RELEASE_AFTER, self._release_memory
+                    self.release_after, self._release_memory
                 )
 
     def _release_memory(self) -> None:

@@ -54,7 +54,7 @@ from typing import Any
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 
-from ..app import RELEASE_AFTER
+from .budget_server import RELEASE_AFTER
 
 __all__ = ["RECORD", "Figures", "compare", "main", "measure"]
 
