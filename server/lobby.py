@@ -39,6 +39,7 @@ from .config import ServerConfig
 from .errors import error_for, refused
 from .identity import Player, Players, hash_token
 from .linking import LinkCodes
+from .lobbynews import LobbyNews
 from .match import commands
 from .match.actor import MatchActor
 from .match.bots import Bot
@@ -76,10 +77,6 @@ _FORGET_PAGE = 2000
 #: Names a new player tries to hold before keeping the last (a cluster's nodes
 #: taking the same names at the same moment, again and again).
 _NAME_CLAIMS = 5
-
-
-#: Seconds over which a match's changes reach the lobby's browsers as one ``match_update``.
-LOBBY_UPDATE_INTERVAL = 0.25
 
 
 def _secret_seed() -> int:
@@ -149,10 +146,8 @@ class Lobby:
         )
         #: connections that asked for the match list; those in no match get every update
         self._browsers: set[int] = set()
-        #: each changed match's latest ``match_update`` for the browsers, until the
-        #: next telling (at most one per match every LOBBY_UPDATE_INTERVAL)
-        self._lobby_news: dict[str, bytes] = {}
-        self._news_at: asyncio.TimerHandle | None = None
+        #: what the browsers are told of the matches' changes, and when
+        self._news = LobbyNews(self._tell_browsers, self._call_later)
         #: wrong join codes, by (address, match)
         self._code_tries = Lockout(config.join_code_tries, config.join_code_lockout)
         self.core_config = CoreConfig(
@@ -236,9 +231,7 @@ class Lobby:
         if self._evict_at is not None:
             self._evict_at.cancel()
             self._evict_at = None
-        if self._news_at is not None:
-            self._news_at.cancel()
-            self._news_at = None
+        self._news.close()
 
     async def settle(self, timeout: float) -> list[str]:
         """Wait (at most ``timeout`` s) until every match has carried out what
@@ -358,27 +351,14 @@ class Lobby:
                 peer.send_all(frames)
 
     def changed(self, info: MatchInfo) -> None:
-        """A match changed: the lobby's browsers see it, at most once per match
-        every :data:`LOBBY_UPDATE_INTERVAL` (as it is then: a burst of changes
-        — a match starting, a table filling — costs each browser one update)."""
+        """A match changed: the lobby's browsers see it (soon: :class:`LobbyNews`)."""
         self._announced.add(info.id)
-        if info.settings.tutorial:  # never listed: its creator's alone
-            return
-        self._lobby_news[info.id] = info.update
-        if self._news_at is None:
-            loop = asyncio.get_running_loop()
-            self._news_at = loop.call_later(LOBBY_UPDATE_INTERVAL, self._tell_news)
+        if not info.settings.tutorial:  # never listed: its creator's alone
+            self._news.changed(info.id, info.update)
 
-    def _tell_news(self) -> None:
-        """Tell the browsers every match that changed since the last telling."""
-        self._news_at = None
-        news, self._lobby_news = self._lobby_news, {}
-        frames = list(news.values())
-        for conn in self._browsers:
-            if conn not in self.where:
-                peer = self.peers.get(conn)
-                if peer is not None:
-                    peer.send_all(frames)
+    @staticmethod
+    def _call_later(delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(delay, callback)
 
     def entered(self, conn: int, match_id: str) -> None:
         """The connection is in ``match_id`` now."""
@@ -459,18 +439,21 @@ class Lobby:
         task = asyncio.get_running_loop().create_task(actor.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
-        self._lobby_news.pop(actor.id, None)  # gone: what changed before no longer matters
+        self._news.removed(actor.id)
         self.tell_browsers(match_removed_frame(actor.id))
         named = (self.players.get(player_id) for player_id in actor.info.named)
         self._may_evict(player for player in named if player is not None)
 
     def tell_browsers(self, frame: bytes) -> None:
         """Send ``frame`` to every lobby browser not in a match."""
+        self._tell_browsers((frame,))
+
+    def _tell_browsers(self, frames: Sequence[bytes]) -> None:
         for conn in self._browsers:
             if conn not in self.where:
                 peer = self.peers.get(conn)
                 if peer is not None:
-                    peer.send(frame)
+                    peer.send_all(frames)
 
     def _forget_old_matches(self) -> None:
         """Keep in memory the newest ``keep_finished`` finished matches, and any

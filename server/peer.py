@@ -566,12 +566,7 @@ class Peer:
             size += len(frame)
             frames.append(frame)
         self._queued -= size
-        protocol = self.connection.protocol
-        if protocol.extensions:  # pragma: no cover - the server negotiates none
-            for frame in frames:
-                protocol.send_binary(frame)
-            self.connection.transport.write(b"".join(protocol.data_to_send()))
-            return
+        assert not self.connection.protocol.extensions, "the server negotiates none"
         alone, self._alone = min(self._alone, len(frames)), max(0, self._alone - len(frames))
         framed = self._flusher.framed
         data = framed(tuple(frames[:alone]), False) if alone else b""

@@ -138,14 +138,17 @@ class _Client:
         if waiting is not None and not waiting.done():
             waiting.set_result(message)
 
-    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Send a request and wait for its answer (``ok``, ``error`` or its reply)."""
+    async def request(self, kind: str, *, marked: bool = False, **fields: Any) -> dict[str, Any]:
+        """Send a request and wait for its answer (``ok``, ``error`` or its reply);
+        ``marked``: note the counts before and with the frame that answers it."""
         request = next(self._ids)
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request] = answer
+        self._marker = request if marked else None
         await self.ws.send(_encode({"v": 1, "type": kind, "id": request, **fields}))
         async with asyncio.timeout(120):
             reply = await answer
+        self._marker = None
         if reply.get("type") == "error":
             raise RuntimeError(f"{self.name}: {kind} was refused: {reply}")
         return reply
@@ -153,14 +156,7 @@ class _Client:
     async def counted(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """The frames and bytes received before the answer to a request sent now
         — everything the server had sent this client until then — and with it."""
-        request = next(self._ids)
-        self._marker = request
-        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request] = answer
-        await self.ws.send(_encode({"v": 1, "type": "list_matches", "id": request}))
-        async with asyncio.timeout(120):
-            await answer
-        self._marker = None
+        await self.request("list_matches", marked=True)
         return self._before, self._after
 
     async def wait_for(self, kind: str) -> dict[str, Any]:

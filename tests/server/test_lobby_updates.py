@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.lobby import LOBBY_UPDATE_INTERVAL
+from server.lobbynews import LOBBY_UPDATE_INTERVAL
 
 from .helpers import RawClient, serve
 
