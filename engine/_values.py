@@ -51,8 +51,15 @@ def maker(cls: type[T]) -> Callable[..., T]:
     ) or hasattr(cls, "__post_init__"):
         raise TypeError(f"maker needs fields without defaults and no __post_init__: {cls}")
     names = [f.name for f in fields]
-    body = "".join(f"    value.{name} = {name}\n" for name in names)
-    source = f"def make({', '.join(names)}):\n    value = new(cls)\n{body}    return value\n"
+    # the object's local name is no field's (MajorityPlace has a field "value"), and
+    # neither are the names of the scope the function reads
+    made = "_made"
+    while made in names:
+        made += "_"
+    if {"new", "cls"} & set(names):
+        raise TypeError(f"maker needs fields not named new or cls: {cls}")
+    body = "".join(f"    {made}.{name} = {name}\n" for name in names)
+    source = f"def make({', '.join(names)}):\n    {made} = new(cls)\n{body}    return {made}\n"
     scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
     exec(source, scope)
     make: Callable[..., T] = scope["make"]

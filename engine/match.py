@@ -134,6 +134,12 @@ _turn_started: Callable[[int, int], TurnStarted] = maker(TurnStarted)
 _secret_revealed: Callable[[Card, tuple[Colour, ...]], SecretRevealed] = maker(SecretRevealed)
 _opening_chosen: Callable[[int, Card, Card], OpeningChosen] = maker(OpeningChosen)
 _secret_card: Callable[[int, Card], SecretCard] = maker(SecretCard)
+_opening_revealed: Callable[[tuple[Card, ...], int], OpeningRevealed] = maker(OpeningRevealed)
+_match_ended: Callable[[FinalScoring], MatchEnded] = maker(MatchEnded)
+_festival_started: Callable[[tuple[Card, ...], tuple[Colour, ...], int], FestivalStarted] = maker(
+    FestivalStarted
+)
+_cards_dealt: Callable[[int, tuple[Card, ...]], CardsDealt] = maker(CardsDealt)
 
 #: a generator without Random.__init__, which would seed it from the OS (~12 µs)
 #: only for clone() to overwrite its state at once
@@ -574,9 +580,9 @@ class Match:
             self._ranking.append(card.colour)
         self._hands = list(hands)
         self._dealt = tuple(hands)
-        events: list[Event] = [FestivalStarted(order, tuple(self._ranking), self.first_seat)]
+        events: list[Event] = [_festival_started(order, tuple(self._ranking), self.first_seat)]
         for seat, hand in enumerate(hands):
-            events.append(CardsDealt(seat, hand))
+            events.append(_cards_dealt(seat, hand))
         self._setup_events = tuple(events)
 
     def clone(self) -> Match:
@@ -665,7 +671,8 @@ class Match:
         """Why ``seat`` may not play ``action`` now, or None if it may.
 
         The one judge of legality: :meth:`apply` and :meth:`apply_quiet` both
-        ask it first. During a turn an action is legal exactly when its bit is
+        ask it first (apply runs its fast test inline, the same expression, and
+        asks it whenever that test fails). During a turn an action is legal exactly when its bit is
         in the active seat's mask (R13, R15, R16), which is 0 in every other
         phase; everything else, and the reason for a refusal, is worked out
         the long way.
@@ -724,16 +731,23 @@ class Match:
         Raises an :class:`~engine.errors.IllegalAction` and changes nothing if
         the rules do not allow it.
         """
-        refusal = self.refusal(seat, action)
-        if refusal is not None:
-            raise refusal
         # One body for both paths: apply_quiet plays through here with _quiet set,
         # and then no event is made (events is None).
         events: list[Event] | None = None if self._quiet else []
-        self._history.append((seat, action))
-        if self._phase is _OPENING:
+        if not (
+            type(action) is Action
+            and (self._mask >> action.bit) & 1
+            and seat == self._active
+            and type(seat) is int
+        ):  # refusal()'s fast test, inline: anything but a legal turn action asks it
+            refusal = self._full_refusal(seat, action)
+            if refusal is not None:
+                raise refusal
+            # the fast test passes every legal turn action, so this is the opening (R11)
+            self._history.append((seat, action))
             self._play_opening(seat, action, events)
             return [] if events is None else events
+        self._history.append((seat, action))
         card = self._drawn
         assert card is not None
         bit = action.bit
@@ -831,7 +845,7 @@ class Match:
             self._placed_secret[owner].append(choice.secret)
             placed.append(card)
         if events is not None:
-            events.append(OpeningRevealed(tuple(placed), len(self._secret)))
+            events.append(_opening_revealed(tuple(placed), len(self._secret)))
         self._phase = _TURN
         self._start_turn(self.first_seat, events)
 
@@ -885,4 +899,4 @@ class Match:
             self.ruleset, self._ranking, self._bouquets, self._keeping, self._giving
         )
         if events is not None:
-            events.append(MatchEnded(self._scoring))
+            events.append(_match_ended(self._scoring))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from ._values import value_class
+from ._values import maker, value_class
 from .actions import Action, ActionKind
 from .cards import COLOURS, Card, Colour
 from .ruleset import MAJORITY_RANKS, RANKS, Ruleset
@@ -121,6 +121,15 @@ class FinalScoring:
     decided_by: TieBreak
 
 
+#: Builders of the breakdown's values (engine._values.maker): the same values as
+#: calling the classes, without type.__call__ and __init__; a bot's search scores
+#: every playout.
+_majority_place = maker(MajorityPlace)
+_majority_result = maker(MajorityResult)
+_player_score = maker(PlayerScore)
+_final = maker(FinalScoring)
+
+
 def final_scoring(
     ruleset: Ruleset,
     ranking: Sequence[Colour],
@@ -170,8 +179,8 @@ def final_scoring(
                 last_value = minus_value
             earned = points[place]
             won[seat][i] += earned
-            scored.append(MajorityPlace(seat, -minus_cards, -minus_value, place, earned))
-        results.append(MajorityResult(colour, rank, tuple(scored)))
+            scored.append(_majority_place(seat, -minus_cards, -minus_value, place, earned))
+        results.append(_majority_result(colour, rank, tuple(scored)))
     c0, c1, c2, c3 = COLOURS
     scores = []
     totals = []
@@ -179,11 +188,11 @@ def final_scoring(
     for seat, w in enumerate(won):
         kept, given, cards = keeping[seat], giving[seat], len(bouquets[seat])
         majorities = ((c0, w[0]), (c1, w[1]), (c2, w[2]), (c3, w[3]))
-        scores.append(PlayerScore(seat, kept, given, majorities, cards))
+        scores.append(_player_score(seat, kept, given, majorities, cards))
         totals.append(kept + given + w[0] + w[1] + w[2] + w[3])
         tulips.append(cards)
     winners, decided_by = _winners(totals, tulips)
-    return FinalScoring(tuple(scores), tuple(results), winners, decided_by)
+    return _final(tuple(scores), tuple(results), winners, decided_by)
 
 
 _POINTS, _TULIPS, _SHARED = TieBreak.POINTS, TieBreak.TULIPS, TieBreak.SHARED

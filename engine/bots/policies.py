@@ -111,7 +111,7 @@ def medium_policy(observation: Observation, rng: random.Random) -> Action:
         for action in legal:
             if action.kind is not _ADD_SECRET:
                 match = world.clone()
-                match.apply(seat, action)
+                match.apply_quiet(seat, action)
                 after[action] = standing(observe(match, seat), seat)
         secret = Action.add_secret()
         if secret in legal:

@@ -6,7 +6,9 @@ import the engine and its bots like any other user.
 
 * ``python -m engine.lab.bench`` (:mod:`engine.lab.bench`) — random playouts
   per CPU second per player count, through the public API only; its inner
-  loop is :mod:`engine.lab.playouts`.
+  loop is :mod:`engine.lab.playouts`; ``--minimal`` measures it beside a
+  minimal rules loop, :mod:`engine.lab.minimal`, and ``--bot`` counts the
+  hard bot's simulations in its 300 ms budget (:mod:`engine.lab.botspeed`).
 * ``python -m engine.lab.arena`` (:mod:`engine.lab.arena`) — bots play each
   other over many seeded matches; win rates with 95% intervals.
 * ``python -m engine.lab.analysis`` (:mod:`engine.lab.analysis`) — what the

@@ -14,9 +14,24 @@ REV and at this tree in turn, alternating which goes first round by round so
 that changes in the machine's load fall on both alike, prints both medians
 and their ratio, and removes the worktree.
 
-Example:
+--minimal measures the engine beside a minimal rules loop
+(engine.lab.minimal: the same game, the same seeds and the same random
+choices, written the plain way with no events, checks or records): both
+loops by the same best-slice method, in fresh interpreters, alternating
+which goes first round by round; it prints both medians and the engine's
+rate as a multiple of the minimal loop's (above 1.0x: the engine is faster).
+
+--bot counts the hard bot's simulations in its 300 ms budget, the median
+over nine decisions of one seeded match (engine.lab.botspeed says how).
+
+The post-game analysis has its own measure, python -m engine.lab.analysis
+--skip-strengths: the CPU seconds of one seeded match's analysis, every seat.
+
+Examples:
 
     python -m engine.lab.bench --compare ef266fd --rounds 5
+    python -m engine.lab.bench --minimal --players 2 4 6
+    python -m engine.lab.bench --bot --players 3 5
 """
 
 from __future__ import annotations
@@ -32,23 +47,27 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..ruleset import PLAYER_COUNTS
-from . import playouts
+from . import minimal, playouts
+from .botspeed import simulations_per_budget
 from .playouts import playout, playouts_per_cpu_second
 
-__all__ = ["compare", "main", "measure_at"]
+__all__ = ["compare", "compare_minimal", "main", "measure_at"]
 
 #: The root of this working tree: the folder that holds the ``engine`` package.
 ROOT = Path(__file__).resolve().parents[2]
 #: The loop both sides of a comparison run, always this tree's copy.
 LOOP = Path(playouts.__file__).resolve()
+#: The minimal rules loop of ``--minimal``.
+MINIMAL = Path(minimal.__file__).resolve()
 
 
-def measure_at(root: Path, players: int, seconds: float) -> float:
-    """Playouts per CPU second of the engine under ``root``, in a fresh interpreter."""
+def measure_at(root: Path, players: int, seconds: float, loop: Path = LOOP) -> float:
+    """Playouts per CPU second of ``loop`` (the engine's, by default) with the
+    engine under ``root``, in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     # -P: the script's own folder does not go on sys.path, so ``engine`` is root's
     done = subprocess.run(
-        [sys.executable, "-P", str(LOOP), str(players), str(seconds)],
+        [sys.executable, "-P", str(loop), str(players), str(seconds)],
         env=env,
         cwd=root,
         capture_output=True,
@@ -95,6 +114,47 @@ def compare(
     return results
 
 
+def compare_minimal(
+    players: Sequence[int], seconds: float, rounds: int
+) -> dict[int, tuple[list[float], list[float]]]:
+    """For each player count, the rates of the minimal loop and of this tree's
+    engine, round by round, alternating which goes first."""
+    results: dict[int, tuple[list[float], list[float]]] = {n: ([], []) for n in players}
+    for n in players:
+        plain, engine = results[n]
+        for round_ in range(rounds):
+            sides = [(MINIMAL, plain), (LOOP, engine)]
+            if round_ % 2:
+                sides.reverse()
+            for loop, rates in sides:
+                rates.append(measure_at(ROOT, n, seconds, loop))
+    return results
+
+
+def _print_minimal(results: dict[int, tuple[list[float], list[float]]], seconds: float) -> None:
+    rounds = len(next(iter(results.values()))[0])
+    print(
+        f"playouts per CPU second (best 0.1 s of each run), median of {rounds} alternating"
+        f" runs of {seconds:g} s; the engine vs the minimal rules loop (engine.lab.minimal)"
+    )
+    print("players  engine playouts/s  minimal playouts/s  engine/minimal  (per-round ratios)")
+    for n, (plain, engine) in results.items():
+        ratio = statistics.median(engine) / statistics.median(plain)
+        each = ", ".join(f"{e / p:.2f}" for p, e in zip(plain, engine, strict=True))
+        print(
+            f"{n:>7}  {statistics.median(engine):>17,.0f}  {statistics.median(plain):>18,.0f}"
+            f"  {ratio:>13.2f}x  ({each})"
+        )
+
+
+def _print_bot(players: Sequence[int]) -> None:
+    print("the hard bot's simulations in a 300 ms budget, median of 9 decisions (seed 0)")
+    print("players  simulations  (each decision)")
+    for n in players:
+        median, counts = simulations_per_budget(n)
+        print(f"{n:>7}  {median:>11g}  ({', '.join(map(str, counts))})")
+
+
 def _print_comparison(
     rev: str, results: dict[int, tuple[list[float], list[float]]], seconds: float
 ) -> None:
@@ -127,13 +187,25 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         nargs="*",
         choices=PLAYER_COUNTS,
-        help="player counts (default: all, or 4 with --compare)",
+        help="player counts (default: all, or 4 with --compare, 2 4 6 with --minimal)",
     )
     parser.add_argument("--compare", metavar="REV", help="a git revision to measure beside")
+    parser.add_argument(
+        "--minimal", action="store_true", help="measure beside the minimal rules loop"
+    )
+    parser.add_argument("--bot", action="store_true", help="the hard bot's simulations")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of --compare")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1 or args.rounds < 1:
         parser.error("--seconds must be positive, --repeats and --rounds at least 1")
+    if args.bot:
+        _print_bot(args.players or PLAYER_COUNTS)
+        return 0
+    if args.minimal:
+        _print_minimal(
+            compare_minimal(args.players or [2, 4, 6], args.seconds, args.rounds), args.seconds
+        )
+        return 0
     if args.compare is not None:
         players = args.players or [4]
         try:

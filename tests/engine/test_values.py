@@ -10,22 +10,25 @@ import pytest
 
 from engine import Card, Colour, SecretCard
 from engine import match as match_module
+from engine import scoring as scoring_module
 from engine._values import maker, value_class
 from engine.events import CardDrawn, CardKept
 
 PINK3 = Card.of("pink", 3)
 
 
-def test_every_maker_of_the_match_builds_what_its_class_builds() -> None:
-    """Same type, same fields, equal and equally hashed, for each maker the match uses."""
+@pytest.mark.parametrize(("module", "least"), [(match_module, 12), (scoring_module, 4)])
+def test_every_maker_of_the_match_builds_what_its_class_builds(module: object, least: int) -> None:
+    """Same type, same fields, equal and equally hashed, for each maker the match
+    and the final scoring use (MajorityPlace has a field called value: R21's)."""
     makers = {
         name: value
-        for name, value in vars(match_module).items()
+        for name, value in vars(module).items()
         if name.startswith("_") and getattr(value, "__name__", "").startswith("make_")
     }
-    assert len(makers) >= 8
+    assert len(makers) >= least
     for name, make in makers.items():
-        cls = getattr(match_module, make.__name__.removeprefix("make_"))
+        cls = getattr(module, make.__name__.removeprefix("make_"))
         fields = [f.name for f in dataclasses.fields(cls)]
         values = [f"value of {field}" for field in fields]
         made, called = make(*values), cls(*values)
