@@ -53,6 +53,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
 
 import protocol as wire
+from protocol.limits import MAX_MATCHES_LISTED
 from protocol.tabs import TAB_PASS_ENV, TAB_PASS_HEADER
 
 from .trust import KnownServers, fingerprint, parse_fingerprint, pinning_context, server_key
@@ -627,11 +628,31 @@ class Session:
                 self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
         return False
 
-    async def list_matches(self) -> Sequence[wire.MatchSummary]:
-        """The server's matches: open, running and recently finished."""
-        answer = await self.request(wire.ListMatches)
+    async def list_matches(
+        self,
+        *,
+        status: Sequence[wire.MatchStatus] = (),
+        offset: int = 0,
+        limit: int = MAX_MATCHES_LISTED,
+    ) -> Sequence[wire.MatchSummary]:
+        """A page of the server's matches (open, running and recently finished,
+        newest first); the lobby then stays live for that page's matches."""
+        return (await self.browse(status=status, offset=offset, limit=limit)).matches
+
+    async def browse(
+        self,
+        *,
+        status: Sequence[wire.MatchStatus] = (),
+        offset: int = 0,
+        limit: int = MAX_MATCHES_LISTED,
+    ) -> wire.MatchList:
+        """As :meth:`list_matches`, the whole answer: with its ``offset`` and the
+        ``total`` of matches that pass the ``status`` filter."""
+        answer = await self.request(
+            wire.ListMatches, status=tuple(status), offset=offset, limit=limit
+        )
         assert isinstance(answer, wire.MatchList)
-        return answer.matches
+        return answer
 
     async def create_match(
         self,

@@ -224,10 +224,33 @@ class Hello(_Request, frozen=True, kw_only=True, tag="hello"):
 # -- client → server: the lobby --------------------------------------------
 
 
-class ListMatches(_Request, frozen=True, tag="list_matches"):
-    """Ask for the open, running and finished matches."""
+class ListMatches(_Request, frozen=True, kw_only=True, tag="list_matches"):
+    """Ask for a page of the open, running and finished matches, newest
+    first; until you enter a match (or ask again), the lobby stays live for
+    the matches of that page (see `match_update`)."""
 
     answer = "`match_list`"
+
+    status: Annotated[
+        tuple[MatchStatus, ...],
+        Meta(
+            max_length=4,
+            description="only matches with one of these statuses; default (empty): every "
+            "one. Added within version 1",
+        ),
+    ] = ()
+    offset: Annotated[
+        Count,
+        Meta(description="matches to skip: 0 for the newest. Added within version 1"),
+    ] = 0
+    limit: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=MAX_MATCHES_LISTED,
+            description=f"matches wanted (default {MAX_MATCHES_LISTED}). Added within version 1",
+        ),
+    ] = MAX_MATCHES_LISTED
 
 
 class CreateMatch(_Request, frozen=True, kw_only=True, tag="create_match"):
@@ -715,7 +738,7 @@ class Error(_Notice, frozen=True, kw_only=True, tag="error"):
 
 
 class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
-    """The answer to ``list_matches``."""
+    """The answer to ``list_matches``: one page of the matches."""
 
     sent_to = "the requester"
 
@@ -723,9 +746,19 @@ class MatchList(_Notice, frozen=True, kw_only=True, tag="match_list"):
         tuple[MatchSummary, ...],
         Meta(
             max_length=MAX_MATCHES_LISTED,
-            description="open first, then running, then the latest finished",
+            description="the page, newest first",
         ),
     ]
+    offset: Annotated[
+        Count, Meta(description="the matches skipped before `matches`. Added within version 1")
+    ] = 0
+    total: Annotated[
+        Count | None,
+        Meta(
+            description="how many matches pass the `status` filter in all; absent from an "
+            "older server. Added within version 1"
+        ),
+    ] = None
 
 
 class Joined(_Notice, frozen=True, kw_only=True, tag="joined"):
@@ -745,10 +778,15 @@ class MatchUpdate(_Notice, frozen=True, kw_only=True, tag="match_update"):
     """A match's seats, connections or status changed."""
 
     sent_to = (
-        "every player and spectator of the match, and every client in no match that "
-        "has sent `list_matches` (the lobby stays live until it joins or watches one); "
-        "to those, at most one per match every quarter of a second, with the match as "
-        "it is then (a burst of changes is one update; the latest is always sent)"
+        "every player and spectator of the match, and every client in no match whose "
+        "last `list_matches` page holds the match (the lobby stays live until it joins or "
+        "watches one). On the first page (`offset` 0) a match that enters its filter (a "
+        "new one, or one whose status became one asked for) comes in at the top, and once "
+        "the page holds more than its `limit` the match at the bottom falls off: no more "
+        "updates of it. A match whose status leaves the filter is sent once more, then no "
+        "more. To lobby browsers, at most one per match every quarter of a second, with "
+        "the match as it is then (a burst of changes is one update; the latest is always "
+        "sent)"
     )
 
     match: Annotated[MatchSummary, Meta(description="the match as it is now")]
@@ -762,8 +800,8 @@ class MatchRemoved(_Notice, frozen=True, kw_only=True, tag="match_removed"):
     from its disk (one without storage: ``no_such_match``)."""
 
     sent_to = (
-        "every client in no match that has sent `list_matches` (a match leaves only once "
-        "nobody is in it)"
+        "every client in no match whose `list_matches` page holds the match (a match "
+        "leaves only once nobody is in it)"
     )
 
     match: MatchId

@@ -29,7 +29,6 @@ import msgspec
 import protocol as wire
 from engine import Ruleset
 from protocol import ErrorCode
-from protocol.limits import MAX_MATCHES_LISTED
 
 from .analyses.report import analysis_message
 from .analyses.service import Analyst, PoolBackend
@@ -145,9 +144,8 @@ class Lobby:
             ruleset_info(rules, name) for name, rules in self.rulesets.items()
         )
         #: connections that asked for the match list; those in no match get every update
-        self._browsers: set[int] = set()
-        #: what the browsers are told of the matches' changes, and when
-        self._news = LobbyNews(self._tell_browsers, self._call_later)
+        #: which matches each lobby browser follows, and what it is told of them when
+        self._news = LobbyNews(self._tell_browser, self._call_later)
         #: wrong join codes, by (address, match)
         self._code_tries = Lockout(config.join_code_tries, config.join_code_lockout)
         self.core_config = CoreConfig(
@@ -354,7 +352,7 @@ class Lobby:
         """A match changed: the lobby's browsers see it (soon: :class:`LobbyNews`)."""
         self._announced.add(info.id)
         if not info.settings.tutorial:  # never listed: its creator's alone
-            self._news.changed(info.id, info.update)
+            self._news.changed(info.id, info.summary.status, info.update)
 
     @staticmethod
     def _call_later(delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
@@ -372,6 +370,7 @@ class Lobby:
             self._present[old] -= 1
         self.where[conn] = match_id
         self._present[match_id] += 1
+        self._news.unfollow(conn)  # in a match, a client is no longer browsing
 
     def exited(self, conn: int, match_id: str) -> None:
         """The connection is no longer in ``match_id``."""
@@ -439,21 +438,22 @@ class Lobby:
         task = asyncio.get_running_loop().create_task(actor.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
-        self._news.removed(actor.id)
-        self.tell_browsers(match_removed_frame(actor.id))
+        self.news_removed(actor.id)
         named = (self.players.get(player_id) for player_id in actor.info.named)
         self._may_evict(player for player in named if player is not None)
 
-    def tell_browsers(self, frame: bytes) -> None:
-        """Send ``frame`` to every lobby browser not in a match."""
-        self._tell_browsers((frame,))
+    def news_changed(self, match_id: str, status: str, update: bytes) -> None:
+        """A listed match changed: ``update`` is its ``match_update`` now."""
+        self._news.changed(match_id, status, update)
 
-    def _tell_browsers(self, frames: Sequence[bytes]) -> None:
-        for conn in self._browsers:
-            if conn not in self.where:
-                peer = self.peers.get(conn)
-                if peer is not None:
-                    peer.send_all(frames)
+    def news_removed(self, match_id: str) -> None:
+        """A listed match left the lobby: the browsers that follow it are told."""
+        self._news.removed(match_id, match_removed_frame(match_id))
+
+    def _tell_browser(self, conn: int, frames: Sequence[bytes]) -> None:
+        peer = self.peers.get(conn)
+        if peer is not None:
+            peer.send_all(frames)
 
     def _forget_old_matches(self) -> None:
         """Keep in memory the newest ``keep_finished`` finished matches, and any
@@ -713,7 +713,7 @@ class Lobby:
 
     def disconnect(self, peer: Peer) -> None:
         """The peer's connection is gone."""
-        self._browsers.discard(peer.id)
+        self._news.unfollow(peer.id)
         self._people.pop(peer.id, None)
         if self.peers.get(peer.id) is peer:
             del self.peers[peer.id]
@@ -850,12 +850,37 @@ class Lobby:
             await actor.call(commands.Leave(peer.id, self._person(peer), None, answer=False))
 
     def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
-        """Open, running and recently finished matches; until the peer enters a
-        match, it also receives every ``match_update`` (the lobby stays live)."""
-        self._browsers.add(peer.id)
-        listed = sorted(self.listed(), key=lambda info: info.created, reverse=True)
-        summaries = tuple(info.summary for info in listed[:MAX_MATCHES_LISTED])
-        self._reply(peer, wire.MatchList(id=message.id, matches=summaries))
+        """A page of the open, running and recently finished matches, newest
+        first; until the peer enters a match, it follows them (the lobby stays
+        live: :class:`LobbyNews`)."""
+        listed = [(info.created, info.summary) for info in self.listed()]
+        self._browse(peer, message, listed)
+
+    def _browse(
+        self,
+        peer: Peer,
+        message: wire.ListMatches,
+        listed: list[tuple[float, wire.MatchSummary]],
+    ) -> None:
+        """Answer ``message`` with its page of ``listed`` (each match's creation
+        time and summary), and follow that page."""
+        statuses = frozenset(message.status) or None
+        if statuses is not None:
+            listed = [pair for pair in listed if pair[1].status in statuses]
+        listed.sort(key=lambda pair: pair[0], reverse=True)
+        page = tuple(s for _, s in listed[message.offset : message.offset + message.limit])
+        if peer.id not in self.where:
+            self._news.follow(
+                peer.id,
+                ((s.match, s.status) for s in page),
+                statuses,
+                message.limit,
+                top=message.offset == 0,
+            )
+        self._reply(
+            peer,
+            wire.MatchList(id=message.id, matches=page, offset=message.offset, total=len(listed)),
+        )
 
     async def create_match(self, peer: Peer, message: wire.CreateMatch) -> MatchActor | None:
         """A new match; the creator hosts it and takes the first seat no bot

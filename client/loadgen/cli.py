@@ -35,18 +35,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import resource
 import statistics
 import sys
-import time
 from collections.abc import Callable
 
 from protocol.version import add_version_flag
 
-from ..localserver import fetch_health
-from . import connbench, crashsoak, hostile, startup_bench
+from . import connbench, crashsoak, hostile, lobbyload, startup_bench
 from .cluster import cluster_urls, spawned_cluster
-from .load import run_load, spawned_reference, spawned_server
+from .load import raise_fd_limit, run_load, spawned_reference, spawned_server, wait_until_up
 from .report import (
     LoadReport,
     against_reference,
@@ -263,20 +260,6 @@ def _add_load_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _raise_fd_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-async def _wait_until_up(url: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while await fetch_health(url) is None:
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{PROG}: no server answered at {url}")
-        await asyncio.sleep(0.1)
-
-
 def _print(lines: list[str]) -> None:
     print("\n".join(lines))
 
@@ -292,7 +275,7 @@ def _run_load_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
         parser.error("--rounds must be at least 1, and goes with --spawn-server")
     if args.server_pid is not None and len(args.urls) != 1:
         parser.error("--server-pid goes with one URL (a spawned server's pid is known)")
-    _raise_fd_limit()
+    raise_fd_limit()
     gc.freeze()  # as the server does: keep collector pauses out of the latencies
     gc.set_threshold(50_000, 20, 100)
 
@@ -300,7 +283,7 @@ def _run_load_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
         async def run() -> LoadReport:
             urls = [url] if isinstance(url, str) else url
             for each in urls:
-                await _wait_until_up(each)
+                await wait_until_up(each)
             if args.all_nodes:
                 urls = await cluster_urls(urls)
             ramp = args.ramp if args.ramp is not None else 10 * args.think
@@ -399,6 +382,10 @@ SUBCOMMANDS: dict[str, tuple[str, _Tool]] = {
         "kill the server K times, lose nothing",
         (crashsoak.add_arguments, crashsoak.run_command),
     ),
+    "lobby": (
+        "what lobby browsers cost while matches play: the same load alone and beside them",
+        (lobbyload.add_arguments, lobbyload.run_command),
+    ),
     "connbench": (
         "how long a connection takes to set up, TLS against plain",
         (connbench.add_arguments, connbench.run_command),
@@ -414,5 +401,6 @@ _DESCRIPTIONS = {
     "hostile": hostile.__doc__,
     "crash-soak": crashsoak.__doc__,
     "connbench": connbench.__doc__,
+    "lobby": lobbyload.__doc__,
     "startup": startup_bench.__doc__,
 }

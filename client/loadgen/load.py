@@ -16,11 +16,12 @@ import asyncio
 import contextlib
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,20 +34,31 @@ from .report import LoadReport
 __all__ = [
     "Spawned",
     "cpu_seconds",
+    "raise_fd_limit",
     "run_load",
     "spawned_reference",
     "spawned_server",
+    "wait_until_up",
 ]
 
 
 class _Seat:
     """One SDK session playing one seat of a load match."""
 
-    def __init__(self, session: Session, report: LoadReport, think: float, rng: random.Random):
+    def __init__(
+        self,
+        session: Session,
+        report: LoadReport,
+        think: float,
+        rng: random.Random,
+        counts_changes: bool = False,
+    ):
         self.session = session
         self.report = report
         self.think = think
         self.rng = rng
+        #: the match's first seat counts its ``match_update``s: its changes
+        self.counts_changes = counts_changes
 
     async def play_match(self, measuring: asyncio.Event) -> bool:
         """Answer prompts until the match ends; True if it ended normally."""
@@ -69,6 +81,9 @@ class _Seat:
                     self.report.actions += 1
             elif isinstance(message, wire.Event) and isinstance(message.event, wire.MatchEnded):
                 return True
+            elif isinstance(message, wire.MatchUpdate):
+                if self.counts_changes and measuring.is_set():
+                    self.report.match_changes += 1
             elif isinstance(message, ConnectionLost):
                 self.report.error("connection_lost")
                 return False
@@ -96,7 +111,7 @@ async def _match_loop(
             sessions.append(session)
         report.connections += players
         await ready.wait()
-        seats = [_Seat(s, report, think, rng) for s in sessions]
+        seats = [_Seat(s, report, think, rng, n == 0) for n, s in enumerate(sessions)]
         joined = await sessions[0].create_match(name=f"load {index}", seats=players)
         for session in sessions[1:]:
             await session.join(joined.match)
@@ -182,6 +197,7 @@ async def run_load(
     hard_bots: int = 0,
     server_pid: int | None = None,
     analyses: int = 0,
+    on_measuring: Callable[[bool], object] | None = None,
 ) -> LoadReport:
     """Run the load and return what it measured.
 
@@ -190,7 +206,8 @@ async def run_load(
     ``hard_bots`` more tables of four hard server bots play beside them, to
     show that bots thinking do not slow the other matches down; ``analyses``
     more players each play quick matches against bots and ask for each one's
-    post-game analysis, to show the same of analyses. With
+    post-game analysis, to show the same of analyses. ``on_measuring`` is
+    told when measuring begins (True) and ends (False). With
     ``server_pid`` (a process on this machine) the report has the CPU time that
     process used while measuring.
     """
@@ -223,12 +240,16 @@ async def run_load(
     load_before = os.getloadavg()[0]
     cpu_before = cpu_seconds(server_pid) if server_pid is not None else None
     measuring.set()
+    if on_measuring is not None:
+        on_measuring(True)
     started = time.perf_counter()
     await asyncio.sleep(duration / 2)
     report.memory_loaded = await _memory_of(urls)
     await asyncio.sleep(duration / 2)
     report.elapsed = time.perf_counter() - started
     measuring.clear()
+    if on_measuring is not None:
+        on_measuring(False)
     cpu_after = cpu_seconds(server_pid) if server_pid is not None else None
     if cpu_before is not None and cpu_after is not None:
         report.server_cpu = cpu_after - cpu_before
@@ -245,6 +266,22 @@ async def _memory_of(urls: Sequence[str]) -> int | None:
     """The servers' memory, added up over the nodes (None if one does not say)."""
     memories = [_memory(await fetch_health(url)) for url in urls]
     return None if None in memories else sum(m for m in memories if m is not None)
+
+
+def raise_fd_limit() -> None:
+    """Let this process open as many files (connections) as the system allows it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def wait_until_up(url: str, timeout: float = 15.0) -> None:
+    """Return once the server at ``url`` answers ``/healthz``; exit if it never does."""
+    deadline = time.monotonic() + timeout
+    while await fetch_health(url) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"tulips-loadtest: no server answered at {url}")
+        await asyncio.sleep(0.1)
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -49,6 +49,8 @@ class LoadReport:
     analyses: int = 0
     #: seconds each of those took, from request to answer (queueing included)
     analysis_seconds: list[float] = field(default_factory=list)
+    #: the measured matches' changes while measuring (a first seat's ``match_update``s)
+    match_changes: int = 0
 
     def error(self, kind: str) -> None:
         """Count one error of this kind (none once the run is tearing down: closing

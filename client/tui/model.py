@@ -32,6 +32,7 @@ from rich.text import Text
 
 import protocol as wire
 from client.options import points_by_action, rankings_by_action
+from protocol.limits import MAX_MATCHES_LISTED
 
 from .fold import apply_event, with_prompt
 from .narrate import describe
@@ -46,18 +47,27 @@ LOG_LINES = 400
 
 
 class Lobby:
-    """The server's matches by id, as the last ``match_list`` and updates tell."""
+    """The first page of the server's matches by id, newest first, as the last
+    ``match_list`` and updates tell (the server follows the same page)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_MATCHES_LISTED) -> None:
         self.matches: dict[str, wire.MatchSummary] = {}
+        #: the page's length: the ``limit`` of ``list_matches``
+        self.limit = limit
 
     def replace(self, matches: tuple[wire.MatchSummary, ...] | list[wire.MatchSummary]) -> None:
         """A fresh ``match_list``."""
         self.matches = {m.match: m for m in matches}
 
     def update(self, summary: wire.MatchSummary) -> None:
-        """One match changed (or appeared)."""
-        self.matches[summary.match] = summary
+        """One match changed, or a new one came in at the top, pushing the
+        bottom one off a full page (PROTOCOL.md: ``match_update``)."""
+        if summary.match in self.matches:
+            self.matches[summary.match] = summary
+            return
+        self.matches = {summary.match: summary, **self.matches}
+        while len(self.matches) > self.limit:
+            self.matches.popitem()
 
     def remove(self, match_id: str) -> None:
         """A ``match_removed``: the match is no longer there to join or watch."""

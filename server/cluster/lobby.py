@@ -38,7 +38,6 @@ from typing import Any
 
 import protocol as wire
 from protocol import CloseCode
-from protocol.limits import MAX_MATCHES_LISTED
 
 from ..config import ServerConfig
 from ..identity import Player, hash_token
@@ -402,12 +401,8 @@ class ClusterLobby(Lobby):
 
     def list_matches(self, peer: Peer, message: wire.ListMatches) -> None:
         """Every node's matches, newest first (this node's as they are now)."""
-        self._browsers.add(peer.id)
         listed = [(info.created, info.summary) for info in self.listed()]
-        listed += self.node.listed()
-        listed.sort(key=lambda pair: pair[0], reverse=True)
-        summaries = tuple(summary for _, summary in listed[:MAX_MATCHES_LISTED])
-        peer.send(wire.encode(wire.MatchList(id=message.id, matches=summaries)))
+        self._browse(peer, message, listed + self.node.listed())
 
     def _new_id(self) -> str:
         while True:

@@ -45,7 +45,6 @@ from protocol import ErrorCode
 
 from ..errors import refused
 from ..identity import Player
-from ..match import views
 from ..match.info import MatchInfo
 from . import redirect
 from .entries import DirectoryEntry, NodeInfo, PlayerEntry, Presence, Stamp
@@ -73,8 +72,13 @@ class NodeHooks(Protocol):
         """Every player this node knows (to register them again after Redis lost them)."""
         ...
 
-    def tell_browsers(self, frame: bytes) -> None:
-        """Send a frame to every lobby browser of this node (peers in no match)."""
+    def news_changed(self, match_id: str, status: str, update: bytes) -> None:
+        """Another node's match changed: ``update`` is its ``match_update`` now,
+        for the lobby browsers here that follow it."""
+        ...
+
+    def news_removed(self, match_id: str) -> None:
+        """Another node's match left the lobby: the browsers here that follow it are told."""
         ...
 
     def replace_player(self, player_id: str) -> None:
@@ -605,10 +609,13 @@ class Node:
     def _tell(self, entry: DirectoryEntry) -> None:
         if entry.gone or _tutorial(entry):  # a tutorial is never listed: its creator's alone
             return
-        self.hooks.tell_browsers(wire.encode(wire.MatchUpdate(match=self._shown(entry))))
+        shown = self._shown(entry)
+        self.hooks.news_changed(
+            entry.match, shown.status, wire.encode(wire.MatchUpdate(match=shown))
+        )
 
     def _tell_removed(self, match_id: str) -> None:
-        self.hooks.tell_browsers(views.match_removed_frame(match_id))
+        self.hooks.news_removed(match_id)
 
 
 def _tutorial(entry: DirectoryEntry) -> bool:

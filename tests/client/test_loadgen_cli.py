@@ -79,3 +79,18 @@ def test_a_tools_server_gets_its_flags_and_not_tulips_plays(tmp_path: Path) -> N
     play = LocalServer().command(1234)
     assert "--no-storage" in play and "--parent-pid" in play
     assert play[play.index("--bot-delay") + 1] == "0.6"
+
+
+@pytest.mark.slow
+def test_the_lobby_tool_measures_browsers_beside_a_real_load(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 45: ``tulips-loadtest lobby`` runs the load alone and beside its
+    browsers on real servers, and says what the browsers received."""
+    flags = ["--browsers", "30", "--page", "4", "--matches", "3", "--think", "0"]
+    code = cli.main(["lobby", *flags, "--duration", "4"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "30 browsers asking a page of 4" in out
+    assert "match changes" in out and "browsers received" in out
+    assert "0 browsers closed by the server" in out

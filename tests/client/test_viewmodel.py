@@ -13,7 +13,7 @@ import protocol as wire
 from client.options import points_by_action
 from client.sdk import connect
 from client.tui.fold import apply_event
-from client.tui.model import Follow
+from client.tui.model import Follow, Lobby
 from client.tui.narrate import describe
 from client.tui.viewmodel import (
     Placement,
@@ -341,3 +341,15 @@ def test_the_end_of_the_log_says_you_won_not_won_by_you() -> None:
     assert told is not None and told.plain == "The match is over. You share the win with Cy."
     told = describe(wire.MatchEnded(scoring=alone), names, 1)
     assert told is not None and told.plain == "The match is over. Won by Ada."
+
+
+def test_the_lobby_keeps_the_first_page_as_the_server_follows_it() -> None:
+    """PROTOCOL.md, ``match_update``: a new match comes in at the top of a
+    full page and pushes the bottom one off; a known one changes in place."""
+    lobby = Lobby(limit=2)
+    lobby.replace([fakes.summary(match="b"), fakes.summary(match="a")])
+    lobby.update(fakes.summary(match="c", status="open"))
+    assert list(lobby.matches) == ["c", "b"]
+    lobby.update(fakes.summary(match="b", status="finished"))
+    assert list(lobby.matches) == ["c", "b"]
+    assert lobby.matches["b"].status == "finished"

@@ -307,3 +307,30 @@ async def test_a_tutorial_is_listed_on_no_node_and_refused_to_others(
         assert refused.value.code == "no_such_match"
     finally:
         await asyncio.gather(host.close(), guest.close())
+
+
+async def test_a_browser_hears_only_of_the_matches_on_its_page_from_any_node(
+    nodes: list[NodeProcess],
+) -> None:
+    """Issue 45: the cluster's fan-out follows the page too. A browser on
+    node 1 asking for the newest open match hears of a new one made on node
+    0 (it comes in at the top), and then not of the one it pushed off."""
+    older_host = await _session(nodes[0].url, "older-host")
+    newer_host = await _session(nodes[2].url, "newer-host")
+    browser = await _session(nodes[1].url, "pager")
+    joiner = await _session(nodes[0].url, "pager-joiner")
+    try:
+        older = (await older_host.create_match(name="older", seats=3)).match
+        await eventually(lambda: _listed(browser, older), "the match is listed on node 1")
+        page = await browser.browse(status=["open"], limit=1)
+        assert [m.match for m in page.matches] == [older]
+        newer = (await newer_host.create_match(name="newer", seats=3)).match
+        update = await browser.next_of(wire.MatchUpdate, timeout=5)
+        assert update.match.match == newer
+        await joiner.join(older)  # off the page now: unheard
+        with pytest.raises(TimeoutError):
+            while True:
+                heard = await browser.next_of(wire.MatchUpdate, timeout=1.0)
+                assert heard.match.match != older, "a match off the page was told"
+    finally:
+        await asyncio.gather(*(s.close() for s in (older_host, newer_host, browser, joiner)))

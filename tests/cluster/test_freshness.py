@@ -46,8 +46,11 @@ class Hooks:
     def known_players(self) -> list[Any]:
         return []
 
-    def tell_browsers(self, frame: bytes) -> None:
-        self.frames.append(frame)
+    def news_changed(self, match_id: str, status: str, update: bytes) -> None:
+        self.frames.append(update)
+
+    def news_removed(self, match_id: str) -> None:
+        self.frames.append(match_id.encode())
 
     def replace_player(self, player_id: str) -> None:
         self.replaced.append(player_id)

@@ -102,7 +102,11 @@ def test_an_old_heartbeat_written_again_is_not_believed() -> None:
     """Issue 29: a heartbeat sealed long ago and written into Redis again does not
     make its node alive: a match there is unavailable, not a redirect (fake clock)."""
     now = [1000.0]
-    hooks: Any = type("Hooks", (), {"tell_browsers": lambda self, frame: None})()
+    hooks: Any = type(
+        "Hooks",
+        (),
+        {"news_changed": lambda self, *news: None, "news_removed": lambda self, m: None},
+    )()
     node = Node(cast(Store, None), "n1", "ws://n1:1", hooks, clock=lambda: now[0])
     old = NodeInfo(node="n3", url="ws://10.0.0.3:8765", pid=1, started=0.0, expires=990.0)
     entry = DirectoryEntry(match="m1", node="n3", created=1.0, summary=None, homes=())

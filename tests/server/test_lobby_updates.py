@@ -68,3 +68,68 @@ async def test_changes_an_interval_apart_each_reach_the_browser() -> None:
         assert len(_updates(browser, match)) == 2
         for client in [browser, host, guest]:
             await client.close()
+
+
+async def test_a_browser_follows_its_page_and_nothing_else() -> None:
+    """Issue 45: a browser that asked for the newest match only hears of that
+    one; a later page hears of its own; the total counts them all."""
+    async with serve() as running:
+        host = await RawClient.open(running.url, "Host")
+        guest = await RawClient.open(running.url, "Guest")
+        older = (await host.request("create_match", name="older", seats=3))["match"]
+        newer = (await guest.request("create_match", name="newer", seats=3))["match"]
+        top = await RawClient.open(running.url, "Top")
+        second = await RawClient.open(running.url, "Second")
+        listed = await top.request("list_matches", limit=1)
+        assert [m["match"] for m in listed["matches"]] == [newer]
+        assert (listed.get("offset", 0), listed["total"]) == (0, 2)  # defaults go unsent
+        listed = await second.request("list_matches", offset=1, limit=1)
+        assert [m["match"] for m in listed["matches"]] == [older]
+        joiner = await RawClient.open(running.url, "Joiner")
+        await joiner.request("join", match=older)
+        await second.next(lambda m: m["type"] == "match_update", timeout=5)
+        await asyncio.sleep(2 * LOBBY_UPDATE_INTERVAL)
+        assert _updates(top, older) == [] and _updates(second, older) != []
+        for client in [host, guest, top, second, joiner]:
+            await client.close()
+
+
+async def test_a_new_match_in_the_filter_comes_in_at_the_top_of_a_first_page() -> None:
+    """A first page of open matches of length one: a new open match comes in
+    (the old one falls off), a match that starts is seen going, and a running
+    match never comes in."""
+    async with serve() as running:
+        host = await RawClient.open(running.url, "Host")
+        first = (await host.request("create_match", name="first", seats=2))["match"]
+        browser = await RawClient.open(running.url, "Lou")
+        listed = await browser.request("list_matches", status=["open"], limit=1)
+        assert [m["match"] for m in listed["matches"]] == [first]
+        other = await RawClient.open(running.url, "Other")
+        second = (await other.request("create_match", name="second", seats=2))["match"]
+        await browser.next(lambda m: m["type"] == "match_update", timeout=5)
+        assert _updates(browser, second)[-1]["status"] == "open"
+        await host.request("leave")  # the first match, off the page, goes unheard
+        third = await RawClient.open(running.url, "Third")
+        await third.request("join", match=second)
+        assert (await other.request("start"))["type"] == "ok"
+        await browser.next(
+            lambda m: m["type"] == "match_update" and m["match"]["status"] == "running",
+            timeout=5,
+        )
+        await asyncio.sleep(2 * LOBBY_UPDATE_INTERVAL)
+        assert not any(m["type"] == "match_removed" for m in browser.messages)
+        assert _updates(browser, first) == []
+        for client in [host, other, third, browser]:
+            await client.close()
+
+
+async def test_a_bad_page_is_refused_with_what_was_wrong() -> None:
+    """A limit beyond the protocol's, or a status that is none, is a clear error."""
+    async with serve() as running:
+        browser = await RawClient.open(running.url, "Lou")
+        for fields in ({"limit": 0}, {"limit": 1000}, {"status": ["sleeping"]}):
+            answer = await browser.request("list_matches", **fields)
+            assert answer["type"] == "error", answer
+            assert answer["code"] == "bad_message", answer
+            assert answer["path"].startswith(f"list_matches.{next(iter(fields))}"), answer
+        await browser.close()
