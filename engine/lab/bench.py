@@ -131,19 +131,27 @@ def compare_minimal(
     return results
 
 
-def _print_minimal(results: dict[int, tuple[list[float], list[float]]], seconds: float) -> None:
+def _print_pairs(
+    what: str,
+    names: tuple[str, str],
+    results: dict[int, tuple[list[float], list[float]]],
+    seconds: float,
+) -> None:
+    """Each player count's two medians (``names``: the first side, the second)
+    and the second's ratio to the first, round by round too."""
     rounds = len(next(iter(results.values()))[0])
     print(
         f"playouts per CPU second (best 0.1 s of each run), median of {rounds} alternating"
-        f" runs of {seconds:g} s; the engine vs the minimal rules loop (engine.lab.minimal)"
+        f" runs of {seconds:g} s; {what}"
     )
-    print("players  engine playouts/s  minimal playouts/s  engine/minimal  (per-round ratios)")
-    for n, (plain, engine) in results.items():
-        ratio = statistics.median(engine) / statistics.median(plain)
-        each = ", ".join(f"{e / p:.2f}" for p, e in zip(plain, engine, strict=True))
+    first, second = (f"{name} playouts/s" for name in names)
+    print(f"players  {first:>20}  {second:>20}  ratio  (per-round ratios)")
+    for n, (one, other) in results.items():
+        ratio = statistics.median(other) / statistics.median(one)
+        each = ", ".join(f"{b / a:.2f}" for a, b in zip(one, other, strict=True))
         print(
-            f"{n:>7}  {statistics.median(engine):>17,.0f}  {statistics.median(plain):>18,.0f}"
-            f"  {ratio:>13.2f}x  ({each})"
+            f"{n:>7}  {statistics.median(one):>20,.0f}  {statistics.median(other):>20,.0f}"
+            f"  {ratio:>4.2f}x  ({each})"
         )
 
 
@@ -153,24 +161,6 @@ def _print_bot(players: Sequence[int]) -> None:
     for n in players:
         median, counts = simulations_per_budget(n)
         print(f"{n:>7}  {median:>11g}  ({', '.join(map(str, counts))})")
-
-
-def _print_comparison(
-    rev: str, results: dict[int, tuple[list[float], list[float]]], seconds: float
-) -> None:
-    rounds = len(next(iter(results.values()))[0])
-    print(
-        f"playouts per CPU second (best 0.1 s of each run), median of {rounds} alternating"
-        f" runs of {seconds:g} s; {rev} vs this tree"
-    )
-    print("players  playouts/s at REV  playouts/s here  ratio  (per-round ratios)")
-    for n, (base, here) in results.items():
-        ratio = statistics.median(here) / statistics.median(base)
-        each = ", ".join(f"{h / b:.2f}" for b, h in zip(base, here, strict=True))
-        print(
-            f"{n:>7}  {statistics.median(base):>17,.0f}  {statistics.median(here):>15,.0f}"
-            f"  {ratio:>4.2f}x  ({each})"
-        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,9 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         _print_bot(args.players or PLAYER_COUNTS)
         return 0
     if args.minimal:
-        _print_minimal(
-            compare_minimal(args.players or [2, 4, 6], args.seconds, args.rounds), args.seconds
-        )
+        results = compare_minimal(args.players or [2, 4, 6], args.seconds, args.rounds)
+        what = "the minimal rules loop (engine.lab.minimal), then the engine: engine/minimal"
+        _print_pairs(what, ("minimal", "engine"), results, args.seconds)
         return 0
     if args.compare is not None:
         players = args.players or [4]
@@ -213,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as exc:
             print(f"bench: {exc}", file=sys.stderr)
             return 1
-        _print_comparison(args.compare, results, args.seconds)
+        what = f"{args.compare}, then this tree: this tree/{args.compare}"
+        _print_pairs(what, (args.compare, "this tree"), results, args.seconds)
         return 0
     print("players  playouts/s  actions/playout   (per CPU second)")
     for players in args.players or PLAYER_COUNTS:

@@ -7,7 +7,8 @@ function per match, no events, no validation, no history, no observation.
 loop (:mod:`engine.lab.playouts`), by the same best-slice method, to say how
 much the engine's safety and records cost against the bare rules.
 
-It imports nothing from the engine: its numbers are the published game's,
+Its rules import nothing from the engine (only the timing is shared, so that
+both loops are timed alike): its numbers are the published game's,
 written out here (``tests/engine/test_minimal.py`` holds them to
 :data:`engine.DEFAULT_RULESET`). It is honest, not sabotaged: the state is a
 handful of local lists, legal actions are built in a few appends, and chance
@@ -36,7 +37,8 @@ from __future__ import annotations
 
 import random
 import sys
-import time
+
+from engine.lab.playouts import best_rate
 
 __all__ = ["playout", "playouts_per_cpu_second"]
 
@@ -175,34 +177,10 @@ def playout(players: int, seed: int, rng: random.Random) -> list[int]:
     return _final_points(players, ranking, bouquets, points)
 
 
-#: Playouts between two looks at the clock (as engine.lab.playouts).
-_BATCH = 20
-
-
 def playouts_per_cpu_second(players: int, seconds: float, slice_seconds: float = 0.1) -> float:
     """The best rate of the slices of ``slice_seconds`` that fill ``seconds`` of CPU
-    time: :func:`engine.lab.playouts.playouts_per_cpu_second`'s method, for this loop."""
-    rng = random.Random(players)
-    for seed in range(_BATCH):  # warm up
-        playout(players, seed, rng)
-    clock = time.process_time
-    best = 0.0
-    seed = 0
-    start = clock()
-    while True:
-        count = 0
-        begin = clock()
-        while True:
-            for _ in range(_BATCH):
-                playout(players, seed, rng)
-                seed += 1
-            count += _BATCH
-            now = clock()
-            if now - begin >= slice_seconds:
-                break
-        best = max(best, count / (now - begin))
-        if now - start >= seconds:
-            return best
+    time, timed as the engine's loop is (:func:`engine.lab.playouts.best_rate`)."""
+    return best_rate(playout, players, seconds, slice_seconds)
 
 
 if __name__ == "__main__":  # a worker of ``bench --minimal``: players, seconds -> rate

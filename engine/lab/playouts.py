@@ -18,10 +18,11 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Callable
 
 from engine import Match
 
-__all__ = ["playout", "playouts_per_cpu_second"]
+__all__ = ["best_rate", "playout", "playouts_per_cpu_second"]
 
 #: Playouts between two looks at the clock.
 _BATCH = 20
@@ -47,9 +48,20 @@ def playouts_per_cpu_second(players: int, seconds: float, slice_seconds: float =
     and the random choices are the same on every run and every revision, so
     two engines that play the same rules play the same matches.
     """
+    return best_rate(playout, players, seconds, slice_seconds)
+
+
+def best_rate(
+    play: Callable[[int, int, random.Random], object],
+    players: int,
+    seconds: float,
+    slice_seconds: float = 0.1,
+) -> float:
+    """Playouts per CPU second of ``play(players, seed, rng)``, timed as
+    :func:`playouts_per_cpu_second` says (any loop, the minimal one too)."""
     rng = random.Random(players)
     for seed in range(_BATCH):  # warm up: imports, caches, the allocator
-        playout(players, seed, rng)
+        play(players, seed, rng)
     clock = time.process_time
     best = 0.0
     seed = 0
@@ -59,7 +71,7 @@ def playouts_per_cpu_second(players: int, seconds: float, slice_seconds: float =
         begin = clock()
         while True:
             for _ in range(_BATCH):
-                playout(players, seed, rng)
+                play(players, seed, rng)
                 seed += 1
             count += _BATCH
             now = clock()
