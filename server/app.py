@@ -435,10 +435,12 @@ class TulipsServer:
         )
         peer.address = self.address_of(connection)  # a browser tab counts as its browser
         # The handshake's headers (about 3 KiB) are read by nothing past here, and
-        # a connection holds them for all its life. websockets reads a request
-        # of None as "the handshake is yet to come": the path stays.
+        # a connection holds them for all its life: websockets' parser keeps the
+        # request it parsed in its generator's frame (ServerProtocol.parse), so a
+        # new Request would not free them; they are emptied in place. websockets
+        # reads a request of None as "the handshake is yet to come": the path stays.
         if connection.request is not None:
-            connection.request = Request(connection.request.path, Headers())
+            connection.request.headers.clear()
         connection.response = None
         self.peers.add(peer)
         # Every frame counts against one budget: messages (in _serve), and pings
