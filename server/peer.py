@@ -34,13 +34,13 @@ says what an address is, for every per-address limit.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import ipaddress
 import itertools
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -238,17 +238,24 @@ class TulipsConnection(ServerConnection):
     #: Bytes of a read parsed at once on a paced connection: 85 pings at most.
     FEED_BYTES = 512
 
-    #: called after each chunk of bytes the client sent has been taken in
-    on_data: Callable[[], None] | None = None
-    #: called once, when the client's pings and pongs make a flood
-    on_flood: Callable[[], None] | None = None
-    #: drops the socket of a client failed for a fault that does not answer the close
-    _drop_at: asyncio.TimerHandle | None = None
-    #: parses the rest of the read and reads again once the pings and pongs are paid for
-    _resume_at: asyncio.TimerHandle | None = None
-    #: what the client sent that waits to be parsed, from ``_parsed`` on
-    _backlog: bytes = b""
-    _parsed = 0
+    # websockets' connection has some thirty attributes of its own: six more in
+    # its dictionary would make it a bigger one (CPython shares a class's
+    # dictionary keys up to 30), so these are slots.
+    __slots__ = ("_backlog", "_drop_at", "_parsed", "_resume_at", "on_data", "on_flood")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: called after each chunk of bytes the client sent has been taken in
+        self.on_data: Callable[[], None] | None = None
+        #: called once, when the client's pings and pongs make a flood
+        self.on_flood: Callable[[], None] | None = None
+        #: drops the socket of a client failed for a fault that does not answer the close
+        self._drop_at: asyncio.TimerHandle | None = None
+        #: parses the rest of the read and reads again once the pings and pongs are paid for
+        self._resume_at: asyncio.TimerHandle | None = None
+        #: what the client sent that waits to be parsed, from ``_parsed`` on
+        self._backlog = b""
+        self._parsed = 0
 
     def pace(self, pacer: Pacer, on_flood: Callable[[], None]) -> None:
         """Charge every ping and pong the client sends to ``pacer``, which its
@@ -438,6 +445,28 @@ class Flusher:
 class Peer:
     """A WebSocket connection with its number, its player and its outbound queue."""
 
+    __slots__ = (
+        "_alone",
+        "_close_timeout",
+        "_closer",
+        "_closing",
+        "_flush_due",
+        "_flusher",
+        "_queue",
+        "_queued",
+        "_write_timeout",
+        "_writer",
+        "address",
+        "batching",
+        "budget",
+        "connection",
+        "id",
+        "opened",
+        "peak",
+        "player",
+        "received",
+    )
+
     def __init__(
         self,
         connection: ServerConnection,
@@ -464,7 +493,7 @@ class Peer:
         self.opened = time.monotonic()
         self._write_timeout = write_timeout
         self._close_timeout = close_timeout
-        self._queue: collections.deque[bytes] = collections.deque()
+        self._queue: list[bytes] = []  # a deque holds 600 bytes even when empty
         self._queued = 0  # bytes in _queue
         self._flusher = flusher if flusher is not None else Flusher()
         #: what is queued leaves as ``batch`` frames (hello.features held ``batch``)
@@ -559,12 +588,14 @@ class Peer:
         frames written one by one would each be a system call; joined they are one.
         """
         queue = self._queue
-        size = 0
-        frames = []
-        while queue and size < _BATCH_BYTES:
-            frame = queue.popleft()
+        size = taken = 0
+        for frame in queue:
+            if size >= _BATCH_BYTES:
+                break
             size += len(frame)
-            frames.append(frame)
+            taken += 1
+        frames = queue[:taken]
+        del queue[:taken]
         self._queued -= size
         assert not self.connection.protocol.extensions, "the server negotiates none"
         alone, self._alone = min(self._alone, len(frames)), max(0, self._alone - len(frames))
