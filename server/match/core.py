@@ -161,7 +161,53 @@ class _Pending:
 
 class MatchCore:
     """A match with its seats, its members (connections in it now) and its
-    host's settings, changed one command at a time (:meth:`handle`)."""
+    host's settings, changed one command at a time (:meth:`handle`).
+
+    It keeps of its match only what cannot be made again: the engine's
+    :class:`~engine.Match` while it runs, and once it is finished just its
+    seed and its actions, from which :attr:`match` deals it again for the
+    command that needs it; of the events, their number (:attr:`seq`), and
+    :meth:`events` deals them again for a replay. A finished four-seat match
+    held 24 KiB as objects, its seed and actions hold 1.
+    """
+
+    # A server holds hundreds of these: slots, not a dictionary per match.
+    __slots__ = (
+        "_abandon",
+        "_audience",
+        "_deal",
+        "_decisions",
+        "_finished_at",
+        "_halted",
+        "_held",
+        "_hinting",
+        "_hints",
+        "_kept",
+        "_match",
+        "_now",
+        "_pending",
+        "_played",
+        "_shelved",
+        "_stored",
+        "_timers",
+        "_wall",
+        "_who",
+        "config",
+        "created",
+        "decisions",
+        "host",
+        "id",
+        "info",
+        "members",
+        "played_by",
+        "rematch_id",
+        "salt",
+        "seats",
+        "seq",
+        "settings",
+        "stand_ins",
+        "status",
+    )
 
     def __init__(
         self,
@@ -180,11 +226,16 @@ class MatchCore:
         self.config = config
         self.created = created
         self.status = Status.OPEN
-        self.match: Match | None = None
+        self._match: Match | None = None
+        #: how the match was dealt: (players, seed, ruleset, first seat), once it was
+        self._deal: tuple[int, int, Ruleset, int | None] | None = None
+        #: a finished match's actions, while its engine match is not in memory
+        self._shelved: tuple[tuple[int, Action], ...] | None = None
         #: an open-box match's commitment salt, drawn with the seed (R27)
         self.salt: bytes | None = None
-        #: every event so far, complete; an event's sequence number is its index + 1
-        self.log: list[Event] = []
+        #: how many events the match has made so far: the sequence number of the
+        #: latest (:meth:`events` makes them again)
+        self.seq = 0
         #: who chose the action whose first event has this sequence number, where
         #: the seat's own player did not (``event.by``; replays show it too)
         self.played_by: dict[int, PlayedBy] = {}
@@ -243,6 +294,51 @@ class MatchCore:
                 log.debug("match %s: %s refused: %s", self.id, type(command).__name__, exc)
                 return []
             return [Reply(conn, error_for(exc, request))]
+        finally:
+            self._shelve()
+
+    @property
+    def match(self) -> Match | None:
+        """The engine's match (None before the deal). A finished one is dealt
+        again from its seed and actions when asked for, and let go again once
+        the command that asked is carried out."""
+        match = self._match
+        if match is None and self._shelved is not None:
+            match, _ = self._dealt_again(self._shelved, events=False)
+            self._match = match
+        return match
+
+    def events(self) -> list[Event]:
+        """Every event of the match so far, complete (project before sending):
+        dealt again from its seed and actions, which make them the same every time."""
+        actions = self._shelved if self._match is None else self._match.history
+        if actions is None:
+            return []
+        _, events = self._dealt_again(actions, events=True)
+        if len(events) != self.seq:
+            raise RuntimeError(f"{self!r}: dealt again, {len(events)} events of {self.seq}")
+        return events
+
+    def _dealt_again(
+        self, actions: Sequence[tuple[int, Action]], *, events: bool
+    ) -> tuple[Match, list[Event]]:
+        assert self._deal is not None
+        match = self.config.match_factory(*self._deal)
+        made = list(match.setup_events) if events else []
+        for seat, action in actions:
+            if events:
+                made.extend(match.apply(seat, action))
+            else:
+                match.apply_quiet(seat, action)
+        return match, made
+
+    def _shelve(self) -> None:
+        """A finished match keeps its actions, not its engine match."""
+        match = self._match
+        if match is not None and self.status is Status.FINISHED:
+            if self._shelved is None:
+                self._shelved = match.history
+            self._match = None
 
     @property
     def waiting(self) -> bool:
@@ -551,7 +647,7 @@ class MatchCore:
         self._abandon = None
 
     def _timers_frame(self) -> bytes:
-        return views.timers_frame(self.id, len(self.log), self.timers())
+        return views.timers_frame(self.id, self.seq, self.timers())
 
     # -- decisions ----------------------------------------------------------------------
 
@@ -598,7 +694,7 @@ class MatchCore:
         """Every seat that must act now has an open decision (R11: during the
         opening, each seat's stays open while the others choose)."""
         if self.match is not None:
-            self._decisions.open(self.match.to_act, len(self.log))
+            self._decisions.open(self.match.to_act, self.seq)
 
     def _prompt(self, seat: int) -> bytes:
         assert self.match is not None
@@ -606,7 +702,7 @@ class MatchCore:
         rankings = prompt_rankings(self.match, seat, legal)
         timer = self._decisions.timers.get(seat)
         deadline = _left(timer[1], self._now) if timer is not None else None
-        return views.prompt_frame(self.id, len(self.log), seat, legal, points, deadline, rankings)
+        return views.prompt_frame(self.id, self.seq, seat, legal, points, deadline, rankings)
 
     def _start_turn_timer(self, seat: int, outs: list[Output]) -> bool:
         """Start the seat's turn timer, if the match has one; whether it did."""
@@ -638,7 +734,7 @@ class MatchCore:
         self._advance(outs)
 
     def _close_decision(self, seat: int, outs: list[Output]) -> None:
-        self._cancel_timer(outs, self._decisions.close(seat, len(self.log)))
+        self._cancel_timer(outs, self._decisions.close(seat, self.seq))
 
     def _bot(self, seat: int) -> Bot:
         """The bot that decides for ``seat``: its own, or the stand-in that plays
@@ -672,7 +768,7 @@ class MatchCore:
             raise refused(ErrorCode.NOT_IN_MATCH, "you hold no seat in this match")
         self._check_playing()
         assert self.match is not None
-        self._decisions.check(seat, command.seq, len(self.log))
+        self._decisions.check(seat, command.seq, self.seq)
         refusal = self.match.refusal(seat, command.action)
         if refusal is not None:
             raise refusal
@@ -719,8 +815,8 @@ class MatchCore:
         self._close_decision(seat, outs)
         events = match.apply(seat, action)  # cannot be refused: it passed refusal() and is stored
         self._played += 1
-        first_seq = len(self.log) + 1
-        self.log.extend(events)
+        first_seq = self.seq + 1
+        self.seq += len(events)
         self._count(seat, by)
         if by is not None:
             self.played_by[first_seq] = by
@@ -888,7 +984,7 @@ class MatchCore:
                 outs.append(Send((conn,), (views.joined_frame(self.id, seat, host),)))
             if command.request is not None:
                 outs.append(Reply(command.conn, wire.Ok(id=command.request)))
-            self._deal(seed, salt)
+            self._deal_match(seed, salt)
             self._start_grace_periods(outs)
             # the summary (after the grace periods: it says when bots take over) goes
             # out before any seat's cards, so an open box's commitment is seen first
@@ -1032,14 +1128,15 @@ class MatchCore:
 
         return self._commit(then, self._refuse_unstored(command.conn, command.request), undo)
 
-    def _deal(self, seed: int, salt: bytes | None) -> Match:
-        match = self.config.match_factory(
-            len(self.seats), seed, self.settings.ruleset, self.settings.first_seat
-        )
-        self.match = match
+    def _deal_match(self, seed: int, salt: bytes | None) -> Match:
+        players, ruleset = len(self.seats), self.settings.ruleset
+        first_seat = self.settings.first_seat
+        match = self.config.match_factory(players, seed, ruleset, first_seat)
+        self._match = match
+        self._deal = (players, seed, ruleset, first_seat)
         self.salt = salt
         self.status = Status.RUNNING
-        self.log = list(match.setup_events)
+        self.seq = len(match.setup_events)
         self.played_by = {}
         self.decisions = [0] * len(self.seats)
         self.stand_ins = [0] * len(self.seats)
@@ -1055,7 +1152,7 @@ class MatchCore:
         self, seat: int | None, request: wire.RequestId | None = None
     ) -> wire.Snapshot:
         assert self.match is not None
-        return views.snapshot(self.id, len(self.log), seat, observe(self.match, seat), request)
+        return views.snapshot(self.id, self.seq, seat, observe(self.match, seat), request)
 
     def _start_grace_periods(self, outs: list[Output]) -> None:
         """Every seat whose player is not here gets the grace period (a player
@@ -1081,21 +1178,22 @@ class MatchCore:
     ) -> None:
         """Rebuild a stored match by replaying its actions (after a restart);
         ``marks`` is who chose which of them (by index), as ``event.by``."""
-        match = self._deal(seed, salt)
+        match = self._deal_match(seed, salt)
         marks = marks or {}
         for index, (seat, action) in enumerate(actions):
             by = marks.get(index)
             if by is not None:
-                self.played_by[len(self.log) + 1] = by
+                self.played_by[self.seq + 1] = by
             self._count(seat, by)
             self._decisions.opened.pop(seat, None)
-            self._decisions.taken[seat] = len(self.log)
-            self.log.extend(match.apply(seat, action))
+            self._decisions.taken[seat] = self.seq
+            self.seq += len(match.apply(seat, action))
             self._played += 1
             self._open_decisions()
         if match.is_over:
             self.status = Status.FINISHED
         self.info = self._info(self._now)
+        self._shelve()
 
     def _resume(self) -> list[Output]:
         """After a restart: absent players get their grace period, bots carry on,
@@ -1406,7 +1504,7 @@ class MatchCore:
             self.settings,
             len(self.seats),
             seat,
-            self.log,
+            self.events(),
             self.played_by,
             command.from_seq,
             published,
@@ -1470,7 +1568,7 @@ class MatchCore:
             if command.seq is not None and match is not None:
                 raise refused(ErrorCode.DECISION_TAKEN, "that decision has been taken")
             raise refused(ErrorCode.NOT_YOUR_TURN, "you have no decision to take now")
-        if command.seq is not None and not opened <= command.seq <= len(self.log):
+        if command.seq is not None and not opened <= command.seq <= self.seq:
             raise refused(
                 ErrorCode.DECISION_TAKEN,
                 f"the prompt of seq {command.seq} is not your open decision "

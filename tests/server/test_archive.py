@@ -200,7 +200,7 @@ async def test_old_finished_matches_are_replayed_and_analysed_from_storage(
         _assert_own_view(mine, ada, closed)
         revived = lobby.archive.revive(closed)
         assert revived is not None
-        log = revived.core.log
+        log = revived.core.events()
         assert _events(mine) == [plain(views.event_to_wire(project_event(e, 0))) for e in log]
 
         bo = await RawClient.open(running.url, "Bo")

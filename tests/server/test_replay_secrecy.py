@@ -255,7 +255,7 @@ async def test_r27_an_open_box_match_commits_to_its_seed_and_publishes_it_once_f
         (finished,) = [s for s in listed if s["match"] == match]
         assert finished["seed_commitment"] == commitment
         pages = _pages(await _replay_frames(stranger, match))
-        log = running.lobby.matches[match].core.log
+        log = running.lobby.matches[match].core.events()
         spectator_view = [views.event_to_wire(project_event(e, None)) for e in log]
         await ada.close()
         await stranger.close()

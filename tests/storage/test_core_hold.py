@@ -109,7 +109,7 @@ def test_an_action_waiting_for_the_lock_pauses_the_match_then_it_resumes() -> No
     assert update["match"]["status"] == "running"
     assert driver.timers, "the turn timer runs again"
     nxt = _to_act(driver, ada, bea)
-    assert fresh_prompt(nxt)["seq"] == len(core.log)
+    assert fresh_prompt(nxt)["seq"] == core.seq
 
 
 def test_an_action_whose_store_finally_fails_stays_paused_and_is_refused() -> None:

@@ -273,7 +273,7 @@ async def test_every_commit_leaves_a_state_the_server_rebuilds(tmp_path: Path) -
             assert room.match is not None
             assert row["seed"] == recorded.replayed.seed, "the seed changed after it was stored"
             assert list(room.match.history) == recorded.replayed.actions[: len(stored)]
-            assert room.log == recorded.replayed.events[: len(room.log)]
+            assert room.events() == recorded.replayed.events[: room.seq]
             over = len(stored) == len(final)
             assert room.status is (Status.FINISHED if over else Status.RUNNING)
     assert counts == set(range(len(final) + 1)), "some number of actions was never a crash point"
