@@ -422,6 +422,10 @@ def check_private(message: dict[str, Any], viewer: int | None) -> None:
                 assert state.get("active") == viewer, f"seat {viewer} sees another's draw"
             if state.get("hand"):
                 assert state["phase"] == "opening"
+    elif kind == "replay":  # each event of a page as the viewer's seat saw it
+        assert message["seat"] == viewer, message
+        for event in message["events"]:
+            check_private({"type": "event", "event": event}, viewer)
     elif kind in ("prompt", "hint"):  # a seat's prompt, and its hint (issue 32): its own
         assert viewer is not None and message["seat"] == viewer, message
     else:

@@ -284,3 +284,32 @@ def test_without_storage_nothing_is_written_and_nothing_waits() -> None:
     assert not driver.outputs_of(Store) and not driver.disk
     driver.act(ada, {"kind": "add_face_up"}, prompt["seq"])
     assert _codes(driver, ada)[-1] == "decision_taken"
+
+
+def test_a_finished_match_keeps_its_actions_and_deals_its_events_again() -> None:
+    """The engine is deterministic from (ruleset, seed, actions) (R1–R30): a
+    finished match holds only its actions between commands, yet a replay of
+    it gives every event Ada was sent live, and a snapshot its final scores."""
+    driver, (ada,) = seated(players=("Ada",), bots=((1, "easy"),))
+    for _ in range(500):
+        core = driver.core
+        if core.status is Status.FINISHED:
+            break
+        if core.match is not None and 0 in core.match.to_act:
+            prompt = fresh_prompt(ada)
+            driver.act(ada, prompt["actions"][0], prompt["seq"])
+        else:
+            driver.answer_bots()
+    core = driver.core
+    assert core.status is Status.FINISHED
+    assert core._match is None, "a finished match keeps its actions, not its engine match"
+    live = [m["event"] for m in ada.messages if m["type"] == "event"]
+    assert len(live) == core.seq - 3  # the setup's three events came in the snapshot
+    replayed: list[dict[str, Any]] = []
+    while len(replayed) < core.seq:
+        driver.do(c.Replay(ada.number, ada.who, None, len(replayed) + 1, driver.request_id()))
+        replayed.extend(ada.last("replay")["events"])
+    assert replayed[3:] == live
+    driver.do(c.Sync(ada.number, driver.request_id()))
+    assert ada.last("snapshot")["state"]["scoring"] is not None
+    assert core._match is None, "dealt again for the command, let go after it"
