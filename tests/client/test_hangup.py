@@ -138,6 +138,7 @@ FIFTY_IN_PARTS = 5
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("part", range(FIFTY_IN_PARTS))
 def test_fifty_closed_terminals_each_end_within_a_second(env: dict[str, str], part: int) -> None:
     """Issue 30: 50 terminals closed mid-match (a fifth of them in each part),

@@ -223,6 +223,7 @@ def test_soak_help_is_plain_text(mode: str, capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_hostile_soak_bigger(capsys: pytest.CaptureFixture[str]) -> None:
     """The hostile soak with bigger numbers (40 s of it)."""
     loadtest.main(["--hostile", "40000", "--matches", "4", "--duration", "40"])
@@ -231,6 +232,7 @@ def test_hostile_soak_bigger(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_crash_soak_bigger(capsys: pytest.CaptureFixture[str]) -> None:
     """The crash soak with bigger numbers: ten kills across three tables."""
     assert loadtest.main(["--crash-soak", "10", "--tables", "3"]) == 0, capsys.readouterr().out

@@ -80,15 +80,19 @@ async def play_tutorial(
             await pilot.pause(0.01)
 
 
+#: Each language once and each size at least once; the other three pairs are a soak.
+_WHOLE = pytest.mark.slow, pytest.mark.soak
+
+
 @pytest.mark.parametrize(
     ("lang", "size"),
     [
         ("en", (80, 24)),
-        ("de", (80, 24)),
+        pytest.param("de", (80, 24), marks=_WHOLE),
         ("es", (80, 24)),
-        ("en", (40, 24)),
+        pytest.param("en", (40, 24), marks=_WHOLE),
         ("de", (40, 24)),
-        ("es", (40, 24)),
+        pytest.param("es", (40, 24), marks=_WHOLE),
     ],
 )
 async def test_a_whole_tutorial_shows_every_step_once_in_order(

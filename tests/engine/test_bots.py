@@ -227,6 +227,7 @@ def test_simple_bots_play_only_legal_actions(name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
 @pytest.mark.parametrize("name", ["easy", "medium"])
 def test_simple_bots_play_only_legal_actions_soak(name: str, players: int) -> None:

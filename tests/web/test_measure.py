@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_measure_prints_memory_and_cpu_of_one_browser_session() -> None:
     """Idle and playing lines with RSS and CPU, and the match moved on."""
     done = subprocess.run(
