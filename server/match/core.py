@@ -477,9 +477,9 @@ class MatchCore:
 
     def _commitment(self) -> str | None:
         """An open-box match's commitment to its seed, once dealt (R27)."""
-        if not self.settings.open_box or self.match is None or self.salt is None:
+        if not self.settings.open_box or self._deal is None or self.salt is None:
             return None
-        return commitment(self.salt, self.match.seed)
+        return commitment(self.salt, self._deal[1])
 
     def _changed(self, outs: list[Output]) -> None:
         """Others should see the match as it is now: its members and the lobby."""
@@ -493,14 +493,14 @@ class MatchCore:
     def row(self, seed: int | None = None, salt: bytes | None = None) -> MatchRow:
         """The match as storage keeps it (its actions are stored one by one);
         ``seed`` and ``salt``: the ones about to be dealt."""
-        dealt = self.match is not None
+        dealt = self._deal is not None
         status = self.status.value if self.status is not Status.PAUSED else "running"
         return MatchRow(
             id=self.id,
             host=self.host.id,
             settings=self.settings,
             seats=tuple(seat.stored() for seat in self.seats),
-            seed=seed if seed is not None else (self.match.seed if self.match else None),
+            seed=seed if seed is not None else (self._deal[1] if self._deal else None),
             status="running" if seed is not None else status,
             created=self.created,
             finished=self._finished_at,
@@ -663,9 +663,11 @@ class MatchCore:
         """Open the decisions of the seats that must act: prompt their players
         (and start their turn timers) or ask their bots, each once per decision.
         Returns the seats prompted now and whether every member was told the timers."""
-        match = self.match
         prompted: set[int] = set()
-        if match is None or match.is_over or self.status is not Status.RUNNING or self._halted:
+        if self.status is not Status.RUNNING or self._halted:
+            return prompted, False
+        match = self.match
+        if match is None or match.is_over:
             return prompted, False
         decisions = self._decisions
         timed = False
@@ -781,7 +783,7 @@ class MatchCore:
             )
         if self._halted:
             raise refused(ErrorCode.MATCH_PAUSED, "the server is shutting down; come back later")
-        if self.match is None:
+        if self._deal is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
 
     def _propose(
@@ -1209,7 +1211,7 @@ class MatchCore:
         self._store_soon(outs, SaveMatch(self.row()))
         self.info = self._info(self._now)
         outs.append(Changed(self.info))
-        if self.status is Status.FINISHED and self.match is not None:
+        if self.status is Status.FINISHED and self._deal is not None:
             outs.append(Finished(self.result()))  # the ratings apply it if they have not
         return outs
 
@@ -1244,7 +1246,7 @@ class MatchCore:
         already), and once it is dealt its snapshot, prompt and timers."""
         if not told:
             outs.append(Send((conn,), (self.info.update,)))
-        if self.match is None:
+        if self._deal is None:
             return
         outs.append(Send((conn,), (self._snapshot(seat),)))
         prompted, timed = self._advance(outs)
@@ -1469,7 +1471,7 @@ class MatchCore:
 
     def _sync(self, command: Sync) -> list[Output]:
         seat = self._member_seat(command.conn)
-        if self.match is None:
+        if self._deal is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
         outs: list[Output] = [Reply(command.conn, self._snapshot_message(seat, command.request))]
         if seat is not None and self._player_decides(seat):
@@ -1520,7 +1522,7 @@ class MatchCore:
         own = self.seat_of(command.person.id)
         if own is None:
             self._check_code(command.code)
-        if self.status is not Status.FINISHED or self.match is None:
+        if self.status is not Status.FINISHED or self._deal is None:
             raise refused(
                 ErrorCode.NOT_FINISHED, f"match {self.id} is not finished: no analysis yet"
             )
@@ -1540,13 +1542,13 @@ class MatchCore:
                 f"seat {seat}'s analysis is its player's only (R27); "
                 "any seat's only in a finished open-box match",
             )
-        if self.match.dealt:
+        match = self.match
+        assert match is not None  # dealt, so made again if let go
+        if match.dealt:
             raise refused(
                 ErrorCode.INTERNAL_ERROR, "a match dealt by hand cannot be rebuilt for analysis"
             )
-        order = AnalysisOrder(
-            command.conn, command.request, self.id, seat, MatchRecord.of(self.match)
-        )
+        order = AnalysisOrder(command.conn, command.request, self.id, seat, MatchRecord.of(match))
         return [order]
 
     def _hint(self, command: Hint) -> list[Output]:
