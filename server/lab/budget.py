@@ -7,9 +7,10 @@ each action with a seeded generator and act one at a time, so every run sends
 the server the same requests in the same order. It measures:
 
 * **instructions** the server's process executes (valgrind's callgrind, on
-  only while the script plays), per action of each match and per match set-up
-  (hello, create, join, watch, list, start), at 2, 4 and 6 seats, memory only,
-  and at 4 seats with SQLite storage;
+  only while the script plays), per action of each match, per match set-up
+  (hello, create, join, watch, list, start) and per match ending (a rematch,
+  and everyone leaving the finished match), at 2, 4 and 6 seats, memory
+  only, and at 4 seats with SQLite storage;
 * **frames and bytes** every receiver gets per action (its seats, a
   spectator, a client browsing the lobby), counted by the clients, the
   bytes with their WebSocket frames' headers;
@@ -265,6 +266,18 @@ async def _act(table: _Table, rng: random.Random) -> bool:
     return True
 
 
+async def _end(table: _Table) -> None:
+    """After the match: every seat asks to play again (the first opens the
+    rematch, the others join it), then every seat leaves it and the spectator
+    leaves the finished match (what a table does at the end of a game)."""
+    for player in table.seats:
+        assert (await player.request("play_again"))["type"] == "joined"
+    for client in table.seats:
+        assert (await client.request("leave"))["type"] == "ok"
+    for watcher in table.audience[1:]:  # the spectator (the first is the lobby browser)
+        assert (await watcher.request("leave"))["type"] == "ok"
+
+
 async def _play(table: _Table, rng: random.Random) -> int:
     """Play the match to its end, one act at a time; how many acts it took."""
     acts = 0
@@ -381,17 +394,21 @@ async def _instructions(features: tuple[str, ...]) -> dict[str, float]:
             finally:
                 server.stop()
             dumps = list(_dumps(base))
-            for (name, _, _), setup, play in zip(scenarios, dumps[::2], dumps[1::2], strict=True):
+            for (name, _, _), setup, play, end in zip(
+                scenarios, dumps[::3], dumps[1::3], dumps[2::3], strict=True
+            ):
                 figures[f"instructions per match set-up, {name}"] = _totals(setup)
                 figures[f"instructions per action, {name}"] = _totals(play) / figures.pop(name)
+                figures[f"instructions per match ending, {name}"] = _totals(end)
     return figures
 
 
 async def _scenario(
     server: _Server, probe: _Client, name: str, seats: int, stored: bool, features: tuple[str, ...]
 ) -> dict[str, float]:
-    """Set up and play one match under callgrind (a dump after each); its
-    acts (under ``name``, for the caller), frames and bytes per action."""
+    """Set up, play and end one match under callgrind (a dump after each:
+    the ending is a rematch and everyone leaving); its acts (under ``name``,
+    for the caller), frames and bytes per action."""
     server.callgrind("-i", "on")
     table = await _set_up(server.url, seats, name, features)
     server.callgrind("-d")
@@ -402,6 +419,10 @@ async def _scenario(
     server.callgrind("-d")
     server.callgrind("-i", "off")
     frames, sent = await table.received(start=False)
+    server.callgrind("-i", "on")
+    await _end(table)
+    server.callgrind("-d")
+    server.callgrind("-i", "off")
     await _close(table.everyone, probe)
     figures: dict[str, float] = {name: acts}
     if not stored:
