@@ -80,6 +80,7 @@ from .commands import (
     Watch,
 )
 from .commitment import commitment
+from .dealt import DealtMatch, MatchFactory
 from .decisions import Decisions
 from .info import MatchInfo, Status
 from .outputs import (
@@ -107,9 +108,6 @@ from .timers import Timers
 __all__ = ["CoreConfig", "MatchCore", "MatchFactory", "deal_match"]
 
 log = logging.getLogger(__name__)
-
-#: Deals a match: ``(players, seed, ruleset, first_seat) -> Match``.
-MatchFactory = Callable[[int, int, Ruleset, "int | None"], Match]
 
 
 def _left(deadline: float, now: float) -> float:
@@ -163,19 +161,17 @@ class MatchCore:
     """A match with its seats, its members (connections in it now) and its
     host's settings, changed one command at a time (:meth:`handle`).
 
-    It keeps of its match only what cannot be made again: the engine's
-    :class:`~engine.Match` while it runs, and once it is finished just its
-    seed and its actions, from which :attr:`match` deals it again for the
-    command that needs it; of the events, their number (:attr:`seq`), and
-    :meth:`events` deals them again for a replay. A finished four-seat match
-    held 24 KiB as objects, its seed and actions hold 1.
+    Of its engine match it keeps what :class:`~.dealt.DealtMatch` keeps: the
+    match while it is played, its seed and actions once it is over (dealt
+    again for the command that needs it), the number of its events (dealt
+    again for a replay).
     """
 
     # A server holds hundreds of these: slots, not a dictionary per match.
     __slots__ = (
         "_abandon",
         "_audience",
-        "_deal",
+        "_dealt",
         "_decisions",
         "_finished_at",
         "_halted",
@@ -183,11 +179,9 @@ class MatchCore:
         "_hinting",
         "_hints",
         "_kept",
-        "_match",
         "_now",
         "_pending",
         "_played",
-        "_shelved",
         "_stored",
         "_timers",
         "_wall",
@@ -203,7 +197,6 @@ class MatchCore:
         "rematch_id",
         "salt",
         "seats",
-        "seq",
         "settings",
         "stand_ins",
         "status",
@@ -226,16 +219,9 @@ class MatchCore:
         self.config = config
         self.created = created
         self.status = Status.OPEN
-        self._match: Match | None = None
-        #: how the match was dealt: (players, seed, ruleset, first seat), once it was
-        self._deal: tuple[int, int, Ruleset, int | None] | None = None
-        #: a finished match's actions, while its engine match is not in memory
-        self._shelved: tuple[tuple[int, Action], ...] | None = None
+        self._dealt: DealtMatch | None = None  #: the engine's match, once dealt
         #: an open-box match's commitment salt, drawn with the seed (R27)
         self.salt: bytes | None = None
-        #: how many events the match has made so far: the sequence number of the
-        #: latest (:meth:`events` makes them again)
-        self.seq = 0
         #: who chose the action whose first event has this sequence number, where
         #: the seat's own player did not (``event.by``; replays show it too)
         self.played_by: dict[int, PlayedBy] = {}
@@ -295,50 +281,23 @@ class MatchCore:
                 return []
             return [Reply(conn, error_for(exc, request))]
         finally:
-            self._shelve()
+            if self._dealt is not None:
+                self._dealt.shelve()
 
     @property
     def match(self) -> Match | None:
-        """The engine's match (None before the deal). A finished one is dealt
-        again from its seed and actions when asked for, and let go again once
-        the command that asked is carried out."""
-        match = self._match
-        if match is None and self._shelved is not None:
-            match, _ = self._dealt_again(self._shelved, events=False)
-            self._match = match
-        return match
+        """The engine's match (None before the deal; a finished one is dealt
+        again for the command that asks, see :class:`~.dealt.DealtMatch`)."""
+        return None if self._dealt is None else self._dealt.match
+
+    @property
+    def seq(self) -> int:
+        """How many events the match has made: the sequence number of the latest."""
+        return 0 if self._dealt is None else self._dealt.seq
 
     def events(self) -> list[Event]:
-        """Every event of the match so far, complete (project before sending):
-        dealt again from its seed and actions, which make them the same every time."""
-        actions = self._shelved if self._match is None else self._match.history
-        if actions is None:
-            return []
-        _, events = self._dealt_again(actions, events=True)
-        if len(events) != self.seq:
-            raise RuntimeError(f"{self!r}: dealt again, {len(events)} events of {self.seq}")
-        return events
-
-    def _dealt_again(
-        self, actions: Sequence[tuple[int, Action]], *, events: bool
-    ) -> tuple[Match, list[Event]]:
-        assert self._deal is not None
-        match = self.config.match_factory(*self._deal)
-        made = list(match.setup_events) if events else []
-        for seat, action in actions:
-            if events:
-                made.extend(match.apply(seat, action))
-            else:
-                match.apply_quiet(seat, action)
-        return match, made
-
-    def _shelve(self) -> None:
-        """A finished match keeps its actions, not its engine match."""
-        match = self._match
-        if match is not None and self.status is Status.FINISHED:
-            if self._shelved is None:
-                self._shelved = match.history
-            self._match = None
+        """Every event of the match so far, complete (project before sending)."""
+        return [] if self._dealt is None else self._dealt.events()
 
     @property
     def waiting(self) -> bool:
@@ -477,9 +436,9 @@ class MatchCore:
 
     def _commitment(self) -> str | None:
         """An open-box match's commitment to its seed, once dealt (R27)."""
-        if not self.settings.open_box or self._deal is None or self.salt is None:
+        if not self.settings.open_box or self._dealt is None or self.salt is None:
             return None
-        return commitment(self.salt, self._deal[1])
+        return commitment(self.salt, self._dealt.seed)
 
     def _changed(self, outs: list[Output]) -> None:
         """Others should see the match as it is now: its members and the lobby."""
@@ -493,14 +452,14 @@ class MatchCore:
     def row(self, seed: int | None = None, salt: bytes | None = None) -> MatchRow:
         """The match as storage keeps it (its actions are stored one by one);
         ``seed`` and ``salt``: the ones about to be dealt."""
-        dealt = self._deal is not None
+        dealt = self._dealt is not None
         status = self.status.value if self.status is not Status.PAUSED else "running"
         return MatchRow(
             id=self.id,
             host=self.host.id,
             settings=self.settings,
             seats=tuple(seat.stored() for seat in self.seats),
-            seed=seed if seed is not None else (self._deal[1] if self._deal else None),
+            seed=seed if seed is not None else (self._dealt.seed if self._dealt else None),
             status="running" if seed is not None else status,
             created=self.created,
             finished=self._finished_at,
@@ -783,7 +742,7 @@ class MatchCore:
             )
         if self._halted:
             raise refused(ErrorCode.MATCH_PAUSED, "the server is shutting down; come back later")
-        if self._deal is None:
+        if self._dealt is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
 
     def _propose(
@@ -811,14 +770,14 @@ class MatchCore:
     ) -> list[Output]:
         """The stored action changes the match: ``ok``, then its events, each
         member its own view, then the next decisions."""
-        match = self.match
-        assert match is not None
+        dealt = self._dealt
+        assert dealt is not None
+        match = dealt.match
         outs: list[Output] = []
         self._close_decision(seat, outs)
-        events = match.apply(seat, action)  # cannot be refused: it passed refusal() and is stored
+        first_seq = dealt.seq + 1
+        events = dealt.apply(seat, action)  # cannot be refused: it passed refusal(), is stored
         self._played += 1
-        first_seq = self.seq + 1
-        self.seq += len(events)
         self._count(seat, by)
         if by is not None:
             self.played_by[first_seq] = by
@@ -1131,14 +1090,16 @@ class MatchCore:
         return self._commit(then, self._refuse_unstored(command.conn, command.request), undo)
 
     def _deal_match(self, seed: int, salt: bytes | None) -> Match:
-        players, ruleset = len(self.seats), self.settings.ruleset
-        first_seat = self.settings.first_seat
-        match = self.config.match_factory(players, seed, ruleset, first_seat)
-        self._match = match
-        self._deal = (players, seed, ruleset, first_seat)
+        dealt = self._dealt = DealtMatch(
+            self.config.match_factory,
+            len(self.seats),
+            seed,
+            self.settings.ruleset,
+            self.settings.first_seat,
+        )
+        match = dealt.match
         self.salt = salt
         self.status = Status.RUNNING
-        self.seq = len(match.setup_events)
         self.played_by = {}
         self.decisions = [0] * len(self.seats)
         self.stand_ins = [0] * len(self.seats)
@@ -1181,6 +1142,8 @@ class MatchCore:
         """Rebuild a stored match by replaying its actions (after a restart);
         ``marks`` is who chose which of them (by index), as ``event.by``."""
         match = self._deal_match(seed, salt)
+        dealt = self._dealt
+        assert dealt is not None
         marks = marks or {}
         for index, (seat, action) in enumerate(actions):
             by = marks.get(index)
@@ -1189,13 +1152,13 @@ class MatchCore:
             self._count(seat, by)
             self._decisions.opened.pop(seat, None)
             self._decisions.taken[seat] = self.seq
-            self.seq += len(match.apply(seat, action))
+            dealt.apply(seat, action)
             self._played += 1
             self._open_decisions()
         if match.is_over:
             self.status = Status.FINISHED
         self.info = self._info(self._now)
-        self._shelve()
+        dealt.shelve()
 
     def _resume(self) -> list[Output]:
         """After a restart: absent players get their grace period, bots carry on,
@@ -1211,7 +1174,7 @@ class MatchCore:
         self._store_soon(outs, SaveMatch(self.row()))
         self.info = self._info(self._now)
         outs.append(Changed(self.info))
-        if self.status is Status.FINISHED and self._deal is not None:
+        if self.status is Status.FINISHED and self._dealt is not None:
             outs.append(Finished(self.result()))  # the ratings apply it if they have not
         return outs
 
@@ -1246,7 +1209,7 @@ class MatchCore:
         already), and once it is dealt its snapshot, prompt and timers."""
         if not told:
             outs.append(Send((conn,), (self.info.update,)))
-        if self._deal is None:
+        if self._dealt is None:
             return
         outs.append(Send((conn,), (self._snapshot(seat),)))
         prompted, timed = self._advance(outs)
@@ -1471,7 +1434,7 @@ class MatchCore:
 
     def _sync(self, command: Sync) -> list[Output]:
         seat = self._member_seat(command.conn)
-        if self._deal is None:
+        if self._dealt is None:
             raise refused(ErrorCode.MATCH_NOT_READY, "the match has not started")
         outs: list[Output] = [Reply(command.conn, self._snapshot_message(seat, command.request))]
         if seat is not None and self._player_decides(seat):
@@ -1522,7 +1485,7 @@ class MatchCore:
         own = self.seat_of(command.person.id)
         if own is None:
             self._check_code(command.code)
-        if self.status is not Status.FINISHED or self._deal is None:
+        if self.status is not Status.FINISHED or self._dealt is None:
             raise refused(
                 ErrorCode.NOT_FINISHED, f"match {self.id} is not finished: no analysis yet"
             )

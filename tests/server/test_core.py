@@ -302,7 +302,7 @@ def test_a_finished_match_keeps_its_actions_and_deals_its_events_again() -> None
             driver.answer_bots()
     core = driver.core
     assert core.status is Status.FINISHED
-    assert core._match is None, "a finished match keeps its actions, not its engine match"
+    assert core._dealt is not None and not core._dealt.in_memory, "its actions, not its match"
     live = [m["event"] for m in ada.messages if m["type"] == "event"]
     assert len(live) == core.seq - 3  # the setup's three events came in the snapshot
     replayed: list[dict[str, Any]] = []
@@ -312,4 +312,4 @@ def test_a_finished_match_keeps_its_actions_and_deals_its_events_again() -> None
     assert replayed[3:] == live
     driver.do(c.Sync(ada.number, driver.request_id()))
     assert ada.last("snapshot")["state"]["scoring"] is not None
-    assert core._match is None, "dealt again for the command, let go after it"
+    assert not core._dealt.in_memory, "dealt again for the command, let go after it"
