@@ -654,16 +654,19 @@ class MatchCore:
     def _open_decisions(self) -> None:
         """Every seat that must act now has an open decision (R11: during the
         opening, each seat's stays open while the others choose)."""
-        if self.match is not None:
-            self._decisions.open(self.match.to_act, self.seq)
+        dealt = self._dealt
+        if dealt is not None:
+            self._decisions.open(dealt.match.to_act, dealt.seq)
 
     def _prompt(self, seat: int) -> bytes:
-        assert self.match is not None
-        legal, points = prompt_choices(self.match, seat)
-        rankings = prompt_rankings(self.match, seat, legal)
+        dealt = self._dealt
+        assert dealt is not None
+        match = dealt.match
+        legal, points = prompt_choices(match, seat)
+        rankings = prompt_rankings(match, seat, legal)
         timer = self._decisions.timers.get(seat)
         deadline = _left(timer[1], self._now) if timer is not None else None
-        return views.prompt_frame(self.id, self.seq, seat, legal, points, deadline, rankings)
+        return views.prompt_frame(self.id, dealt.seq, seat, legal, points, deadline, rankings)
 
     def _start_turn_timer(self, seat: int, outs: list[Output]) -> bool:
         """Start the seat's turn timer, if the match has one; whether it did."""
@@ -1089,7 +1092,7 @@ class MatchCore:
 
         return self._commit(then, self._refuse_unstored(command.conn, command.request), undo)
 
-    def _deal_match(self, seed: int, salt: bytes | None) -> Match:
+    def _deal_match(self, seed: int, salt: bytes | None) -> DealtMatch:
         dealt = self._dealt = DealtMatch(
             self.config.match_factory,
             len(self.seats),
@@ -1097,7 +1100,6 @@ class MatchCore:
             self.settings.ruleset,
             self.settings.first_seat,
         )
-        match = dealt.match
         self.salt = salt
         self.status = Status.RUNNING
         self.played_by = {}
@@ -1106,7 +1108,7 @@ class MatchCore:
         self._played = 0
         self._decisions = Decisions()
         self._open_decisions()
-        return match
+        return dealt
 
     def _snapshot(self, seat: int | None, request: wire.RequestId | None = None) -> bytes:
         return wire.encode(self._snapshot_message(seat, request))
@@ -1141,21 +1143,19 @@ class MatchCore:
     ) -> None:
         """Rebuild a stored match by replaying its actions (after a restart);
         ``marks`` is who chose which of them (by index), as ``event.by``."""
-        match = self._deal_match(seed, salt)
-        dealt = self._dealt
-        assert dealt is not None
+        dealt = self._deal_match(seed, salt)
         marks = marks or {}
         for index, (seat, action) in enumerate(actions):
             by = marks.get(index)
             if by is not None:
-                self.played_by[self.seq + 1] = by
+                self.played_by[dealt.seq + 1] = by
             self._count(seat, by)
             self._decisions.opened.pop(seat, None)
-            self._decisions.taken[seat] = self.seq
+            self._decisions.taken[seat] = dealt.seq
             dealt.apply(seat, action)
             self._played += 1
             self._open_decisions()
-        if match.is_over:
+        if dealt.match.is_over:
             self.status = Status.FINISHED
         self.info = self._info(self._now)
         dealt.shelve()
